@@ -1,0 +1,72 @@
+"""Was this a user's kill, or the infrastructure's? Ask Airflow, then apply ``cancel_on_kill``.
+
+On Airflow 3.3.2 an operator's ``on_kill`` also runs on SIGTERM from pod eviction, node drain
+and deploys, and a trigger's ``on_kill`` can fire when its triggers move to another triggerer
+(apache/airflow#73454). Cancelling then would turn the commonest crash into a duplicate. A user
+who marks a task failed/success or clears it changes the task instance's state in the metadata
+database first; infrastructure does not. So: if Airflow still shows this try as running (worker)
+or deferred (trigger), the kill came from infrastructure and the job is left for the retry.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from durable_jobs.exceptions import DurableJobConfigError
+
+CANCEL_POLICIES = ("user", "always", "never")
+log = logging.getLogger(__name__)
+
+
+def validate_policy(value: Any) -> str:
+    if value not in CANCEL_POLICIES:
+        raise DurableJobConfigError(
+            f"cancel_on_kill must be one of {', '.join(map(repr, CANCEL_POLICIES))}, got {value!r}: "
+            "'user' cancels only when a user stopped the task (mark failed/success, clear)."
+        )
+    return value
+
+
+def decide_cancel(policy: str, current_state: str | None, *, still_alive_state: str) -> bool:
+    """Pure part: cancel under ``policy`` given the task instance's state as Airflow reports it.
+
+    ``current_state`` is None when Airflow could not be asked (heartbeat loss, API down): that is
+    infrastructure by definition, so the job is left running.
+    """
+    if policy == "always":
+        return True
+    if policy == "never":
+        return False
+    if current_state is None:
+        return False
+    return current_state != still_alive_state
+
+
+def ti_state(dag_id: str, run_id: str, task_id: str, map_index: int | None) -> str | None:
+    """This task instance's state as Airflow reports it now (Task SDK comms).
+
+    A cleared task instance has no state: that comes back as ``"none"``. ``None`` means Airflow
+    could not be asked at all.
+    """
+    try:
+        from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+    except ImportError:
+        return None
+    try:
+        states = RuntimeTaskInstance.get_task_states(
+            dag_id=dag_id, map_index=map_index if map_index is not None and map_index >= 0 else None,
+            task_ids=[task_id], run_ids=[run_id],
+        )
+    except Exception:
+        log.warning(
+            "durable-jobs: could not ask Airflow for the task state; treating the kill as infrastructure",
+            exc_info=True,
+        )
+        return None
+    by_task = states.get(run_id) or {}
+    name = task_id if map_index is None or map_index < 0 else f"{task_id}_{map_index}"
+    if name not in by_task:
+        return None
+    state = by_task[name]
+    return "none" if state is None else str(getattr(state, "value", state))

@@ -1,0 +1,140 @@
+"""The vendor-neutral job client contract and vendor state tables.
+
+A ``JobClient`` is what the checkpoint protocol needs from a vendor, and nothing more:
+submit under an idempotency key, read a status, cancel, find a job by its key, link to it.
+Clients are rebuilt in the triggerer from ``serialize()``, so their constructor takes only
+plain, JSON-serialisable arguments (connection id, retry settings).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from durable_jobs.exceptions import DurableJobConfigError, UnknownJobStateError
+
+
+class JobPhase(str, enum.Enum):
+    """Where a job stands, as far as exactly-once submission cares."""
+
+    ACTIVE = "ACTIVE"  # reconnect to it
+    SUCCEEDED = "SUCCEEDED"  # return its result
+    FAILED = "FAILED"  # failed, cancelled, timed out: a retry submits a new job
+    MISSING = "MISSING"  # the vendor no longer knows it (deleted, history expired)
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    phase: JobPhase
+    state: str
+    message: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase is not JobPhase.ACTIVE
+
+
+@dataclass(frozen=True)
+class StateTable:
+    """A vendor's documented states, sorted into phases. Data, shared by operator, trigger and tests."""
+
+    vendor: str
+    active: frozenset[str]
+    succeeded: frozenset[str]
+    failed: frozenset[str]
+
+    def __post_init__(self) -> None:
+        overlap = (self.active & self.succeeded) | (self.active & self.failed) | (self.succeeded & self.failed)
+        if overlap:
+            raise ValueError(f"{self.vendor} state table lists {sorted(overlap)} in two phases")
+
+    @property
+    def all_states(self) -> frozenset[str]:
+        return self.active | self.succeeded | self.failed
+
+    def phase(self, state: str) -> JobPhase:
+        if state in self.active:
+            return JobPhase.ACTIVE
+        if state in self.succeeded:
+            return JobPhase.SUCCEEDED
+        if state in self.failed:
+            return JobPhase.FAILED
+        raise UnknownJobStateError(
+            f"{self.vendor} reported state {state!r}, which is not in durable-jobs' state table "
+            f"(known: {', '.join(sorted(self.all_states))}). Refusing to guess whether the job is "
+            "running; upgrade airflow-durable-jobs or report the new state."
+        )
+
+
+class JobClient(ABC):
+    """What the checkpoint protocol needs from one vendor."""
+
+    #: Human name, used in logs and errors.
+    vendor: ClassVar[str]
+    #: The vendor's state table.
+    states: ClassVar[StateTable]
+    #: True where ``find(key)`` scans a listing that may lag behind a fresh submission.
+    find_is_eventually_consistent: ClassVar[bool] = False
+
+    @classmethod
+    def classpath(cls) -> str:
+        return f"{cls.__module__}.{cls.__qualname__}"
+
+    @abstractmethod
+    def serialize(self) -> dict[str, Any]:
+        """Constructor kwargs (JSON-serialisable) to rebuild this client in the triggerer."""
+
+    @abstractmethod
+    def format_key(self, nonce: str, user_token: str | None = None) -> str:
+        """Turn the epoch's 128-bit nonce (and a user's own token) into a key the vendor accepts."""
+
+    @abstractmethod
+    def submit(self, request: Mapping[str, Any], key: str) -> Any:
+        """Submit under the idempotency key; return the external id."""
+
+    @abstractmethod
+    def status(self, job_id: Any) -> JobStatus: ...
+
+    @abstractmethod
+    async def astatus(self, job_id: Any) -> JobStatus: ...
+
+    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+        """Many statuses; vendors that can list or describe jobs in one call override this."""
+        ids = list(job_ids)
+        results = await asyncio.gather(*(self.astatus(i) for i in ids))
+        return dict(zip(ids, results))
+
+    @abstractmethod
+    def cancel(self, job_id: Any) -> None: ...
+
+    async def acancel(self, job_id: Any) -> None:
+        await asyncio.to_thread(self.cancel, job_id)
+
+    @abstractmethod
+    def find(self, key: str, *, since: datetime | None = None) -> Any | None:
+        """The id of the job submitted under ``key``, or None if the vendor shows none."""
+
+    def url(self, job_id: Any) -> str | None:
+        return None
+
+    async def aclose(self) -> None:
+        """Release sessions held by the async side."""
+
+
+def load_client(classpath: str, kwargs: Mapping[str, Any]) -> JobClient:
+    """Rebuild a client from its classpath and ``serialize()`` output (as the trigger does)."""
+    module_name, _, class_name = classpath.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise DurableJobConfigError(f"job client {classpath!r} cannot be imported: {err}") from err
+    if not (isinstance(cls, type) and issubclass(cls, JobClient)):
+        raise DurableJobConfigError(f"{classpath!r} is not a durable_jobs JobClient")
+    return cls(**kwargs)

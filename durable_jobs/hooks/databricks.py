@@ -1,0 +1,203 @@
+"""Databricks Jobs runs through the official ``DatabricksHook``.
+
+Idempotency: the epoch's key goes into ``idempotency_token`` (64 characters at most). Databricks
+returns the existing run for a token it has seen, so a lost reply or a crash inside the
+submit→persist window is recovered by resubmitting with the same token; there is no lookup by
+token, so ``find()`` answers None and the protocol resubmits. A token whose run was deleted can
+never be used again ("burned"): the client raises ``IdempotencyKeyBurnedError`` and the protocol
+starts a new epoch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError, UnknownJobStateError
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, StateTable
+
+#: Run life-cycle states (Jobs API ``state.life_cycle_state``).
+LIFE_CYCLE_ACTIVE = frozenset(
+    {"QUEUED", "PENDING", "RUNNING", "TERMINATING", "BLOCKED", "WAITING_FOR_RETRY"}
+)
+LIFE_CYCLE_TERMINAL = frozenset({"TERMINATED", "SKIPPED", "INTERNAL_ERROR"})
+#: Result states of a terminal run (``state.result_state``); only SUCCESS is success, as in the hook.
+RESULT_STATES = StateTable(
+    vendor="Databricks run result",
+    active=frozenset(),
+    succeeded=frozenset({"SUCCESS"}),
+    failed=frozenset(
+        {
+            "FAILED", "TIMEDOUT", "CANCELED", "CANCELLED", "MAXIMUM_CONCURRENT_RUNS_REACHED", "EXCLUDED",
+            "SUCCESS_WITH_FAILURES", "UPSTREAM_FAILED", "UPSTREAM_CANCELED", "DISABLED", "",
+        }
+    ),
+)
+MAX_TOKEN_LENGTH = 64
+
+
+def run_phase(life_cycle_state: str, result_state: str | None) -> JobPhase:
+    """Sort a run's (life cycle, result) pair into a phase."""
+    if life_cycle_state in LIFE_CYCLE_ACTIVE:
+        return JobPhase.ACTIVE
+    if life_cycle_state in LIFE_CYCLE_TERMINAL:
+        if life_cycle_state == "INTERNAL_ERROR":
+            return JobPhase.FAILED
+        return RESULT_STATES.phase(result_state or "")
+    raise UnknownJobStateError(
+        f"Databricks reported life_cycle_state {life_cycle_state!r}, which is not in durable-jobs' "
+        f"state table (known: {', '.join(sorted(LIFE_CYCLE_ACTIVE | LIFE_CYCLE_TERMINAL))})."
+    )
+
+
+def is_burned_token_error(err: BaseException) -> bool:
+    """True when Databricks refuses a token because the run it named was deleted."""
+    status = getattr(err, "http_status_code", None)
+    text = str(err).lower()
+    return status in (400, 409) and "idempotency" in text and "delete" in text
+
+
+def is_not_found_error(err: BaseException) -> bool:
+    return getattr(err, "http_status_code", None) == 404
+
+
+class DatabricksJobClient(JobClient):
+    """``runs/submit`` or ``run-now`` (``mode``) under an idempotency token."""
+
+    vendor: ClassVar[str] = "Databricks"
+    states: ClassVar[StateTable] = RESULT_STATES
+
+    def __init__(
+        self,
+        databricks_conn_id: str = "databricks_default",
+        *,
+        mode: str = "submit",
+        retry_limit: int = 3,
+        retry_delay: float = 1.0,
+        retry_args: Mapping[str, Any] | None = None,
+        caller: str = "durable-jobs",
+    ) -> None:
+        if mode not in ("submit", "run-now"):
+            raise DurableJobConfigError(f"mode must be 'submit' or 'run-now', got {mode!r}")
+        if not isinstance(retry_limit, int) or retry_limit < 1:
+            raise DurableJobConfigError(
+                f"databricks_retry_limit must be an integer >= 1, got {retry_limit!r}"
+            )
+        if not isinstance(retry_delay, (int, float)) or retry_delay < 0:
+            raise DurableJobConfigError(f"databricks_retry_delay must be a number >= 0, got {retry_delay!r}")
+        self.databricks_conn_id = databricks_conn_id
+        self.mode = mode
+        self.retry_limit = retry_limit
+        self.retry_delay = retry_delay
+        self.retry_args = dict(retry_args) if retry_args else None
+        self.caller = caller
+        self._hook = None
+        self._ahook = None
+
+    def serialize(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "databricks_conn_id": self.databricks_conn_id, "mode": self.mode,
+            "retry_limit": self.retry_limit, "retry_delay": self.retry_delay, "caller": self.caller,
+        }
+        if self.retry_args and _is_plain(self.retry_args):
+            data["retry_args"] = self.retry_args
+        return data
+
+    def _make_hook(self):
+        from airflow.providers.databricks.hooks.databricks import DatabricksHook
+
+        return DatabricksHook(
+            self.databricks_conn_id, retry_limit=self.retry_limit, retry_delay=self.retry_delay,
+            retry_args=self.retry_args, caller=self.caller,
+        )
+
+    @property
+    def hook(self):
+        if self._hook is None:
+            self._hook = self._make_hook()
+        return self._hook
+
+    def format_key(self, nonce: str, user_token: str | None = None) -> str:
+        """``nonce`` alone, or ``<user token>-<nonce>``; a long user token is shortened to a digest."""
+        if not user_token:
+            return nonce
+        prefix = str(user_token)
+        if len(prefix) + 1 + len(nonce) > MAX_TOKEN_LENGTH:
+            prefix = hashlib.sha256(prefix.encode()).hexdigest()[: MAX_TOKEN_LENGTH - 1 - len(nonce)]
+        return f"{prefix}-{nonce}"
+
+    def submit(self, request: Mapping[str, Any], key: str) -> int:
+        payload = dict(request)
+        payload["idempotency_token"] = key
+        try:
+            if self.mode == "run-now":
+                return int(self.hook.run_now(payload))
+            return int(self.hook.submit_run(payload))
+        except Exception as err:
+            if is_burned_token_error(err):
+                raise IdempotencyKeyBurnedError(
+                    f"Databricks refused idempotency_token {key!r}: its run was deleted ({err})"
+                ) from err
+            raise
+
+    def _to_status(self, run: Mapping[str, Any]) -> JobStatus:
+        state = run.get("state") or {}
+        life = state.get("life_cycle_state", "")
+        result = state.get("result_state") or ""
+        return JobStatus(
+            phase=run_phase(life, result), state=f"{life}:{result}",
+            message=state.get("state_message", "") or "", raw=run,
+        )
+
+    def status(self, job_id: Any) -> JobStatus:
+        try:
+            run = self.hook.get_run(job_id)
+        except Exception as err:
+            if is_not_found_error(err):
+                return JobStatus(JobPhase.MISSING, "NOT_FOUND:", str(err))
+            raise
+        return self._to_status(run)
+
+    async def _async_hook(self):
+        if self._ahook is None:
+            hook = self._make_hook()
+            await hook.__aenter__()  # one aiohttp session for every poll of this client
+            self._ahook = hook
+        return self._ahook
+
+    async def astatus(self, job_id: Any) -> JobStatus:
+        hook = await self._async_hook()
+        try:
+            run = await hook.a_get_run(job_id)
+        except Exception as err:
+            if is_not_found_error(err):
+                return JobStatus(JobPhase.MISSING, "NOT_FOUND:", str(err))
+            raise
+        return self._to_status(run)
+
+    async def aclose(self) -> None:
+        if self._ahook is not None:
+            hook, self._ahook = self._ahook, None
+            await hook.__aexit__(None, None, None)
+
+    def cancel(self, job_id: Any) -> None:
+        self.hook.cancel_run(job_id)
+
+    def find(self, key: str, *, since: datetime | None = None) -> None:
+        # No lookup by token exists; resubmitting with the same token returns the same run.
+        return None
+
+    def url(self, job_id: Any) -> str | None:
+        return self.hook.get_run_page_url(job_id)
+
+
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
+    return False

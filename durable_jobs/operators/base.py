@@ -1,0 +1,443 @@
+"""``DurableJobMixin``: the one place that owns the checkpoint protocol (DESIGN.md).
+
+Order of events for one task instance::
+
+    read checkpoint ──► decide ──► new epoch: write intent (nonce) ─► submit(key) ─► write id
+                          │                                                     │
+                          ├── reconnect / same-key resubmit ────────────────────┤
+                          └── already succeeded ─► result                       ▼
+                                              sync: poll ─► record outcome ─► result
+                                              deferrable: defer(JobTrigger) ─► execute_complete
+                                              wait_for_termination=False: return (accepted ≠ succeeded)
+
+Two keys in ``task_state_store``: ``<external_id_key>_durable`` holds our record; the bare
+external id stays under ``external_id_key`` exactly as the official operators write it, so a user
+who switches back to the official operator still reconnects.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Mapping
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
+from durable_jobs.exceptions import (
+    CheckpointError,
+    DurableJobConfigError,
+    DurableJobError,
+    IdempotencyKeyBurnedError,
+    JobFailedError,
+)
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
+from durable_jobs.operators.checkpoint import (
+    STATUS_FAILED,
+    STATUS_SUCCEEDED,
+    CheckpointRecord,
+    fingerprint,
+    parse_record,
+    stable_json,
+)
+from durable_jobs.operators.decision import Action, TryInfo, decide
+from durable_jobs.shims import (
+    AIRFLOW_V_3_3_PLUS,
+    NEVER_EXPIRE,
+    ResumableJobMixin,
+    has_state_store,
+    warn_durable_unsupported,
+)
+from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_SUCCESS, JobTrigger, validate_poll_args
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+CHECKPOINT_SUFFIX = "_durable"
+
+try:  # the SDK wraps the mixin's __init__ the same way, so default_args reaches durable=
+    from airflow.sdk.bases.operator import BaseOperatorMeta
+
+    _apply_defaults = BaseOperatorMeta._apply_defaults
+except ImportError:  # Airflow 2.x
+    from airflow.models.baseoperator import BaseOperatorMeta  # type: ignore[no-redef]
+
+    _apply_defaults = BaseOperatorMeta._apply_defaults
+
+
+class DurableJobMixin(ResumableJobMixin):
+    """Exactly-once submission for any operator with a ``JobClient``; put it first in the bases.
+
+    Subclasses provide ``make_job_client()`` and, where the vendor needs it, ``prepare_request()``,
+    ``on_job_known()``, ``wait_for_job()``, ``job_result()`` and ``on_failed_event()``.
+    """
+
+    #: Attributes (besides template fields) whose value is part of the request the user wrote.
+    durable_request_fields: tuple[str, ...] = ()
+
+    @_apply_defaults  # type: ignore[type-var]
+    def __init__(
+        self,
+        *,
+        durable: bool | None = None,
+        cancel_on_kill: str = "user",
+        fresh_on_clear: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if durable is not None and not isinstance(durable, bool):
+            raise DurableJobConfigError(f"durable must be True or False, got {durable!r}")
+        if durable is not None and not AIRFLOW_V_3_3_PLUS:
+            warn_durable_unsupported()
+        elif durable is not None:
+            kwargs["durable"] = durable
+        super().__init__(**kwargs)
+        if not AIRFLOW_V_3_3_PLUS:
+            self.durable = False
+        self.cancel_on_kill = validate_policy(cancel_on_kill)
+        if not isinstance(fresh_on_clear, bool):
+            raise DurableJobConfigError(f"fresh_on_clear must be True or False, got {fresh_on_clear!r}")
+        self.fresh_on_clear = fresh_on_clear
+        validate_poll_args(self.poll_interval_seconds, 5, 0.1)
+        if getattr(self, "deferrable", False) and not getattr(self, "wait_for_termination", True):
+            self.log.warning(
+                "%s: deferrable=True with wait_for_termination=False neither defers nor polls: the task "
+                "succeeds when the job is *accepted*. Set wait_for_termination=True to wait in the "
+                "triggerer, or keep the split and let a sensor report the job's outcome.",
+                self.task_id,
+            )
+        # The request as the user wrote it, before templates are rendered: a `{{ ti.try_number }}`
+        # in a field must not make every retry look like a changed request.
+        self._durable_raw_request = stable_json(self._raw_request())
+        self._job_id: Any = None
+
+    # ----------------------------------------------------------------- subclass surface
+    def make_job_client(self) -> JobClient:
+        raise NotImplementedError(f"{type(self).__name__} must implement make_job_client()")
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> Mapping[str, Any]:
+        """The request to send (per-try decoration allowed); ``fresh_key`` is False on a same-key resend."""
+        raise NotImplementedError(f"{type(self).__name__} must implement prepare_request()")
+
+    def user_idempotency_token(self) -> str | None:
+        return getattr(self, "idempotency_token", None)
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        """Push the operator's XComs; runs on submit, reconnect and already-succeeded alike."""
+
+    def wait_for_job(self, context: Context, job_id: Any) -> None:
+        """Block until the job ends; raise ``JobFailedError`` if it did not succeed."""
+        while True:
+            status = self.job_client.status(job_id)
+            if status.phase is JobPhase.SUCCEEDED:
+                return
+            if status.phase is not JobPhase.ACTIVE:
+                raise self._failure(job_id, status)
+            self.log.info("%s job %s is %s", self.job_client.vendor, job_id, status.state)
+            time.sleep(self.poll_interval_seconds)
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        return None
+
+    def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
+        """Handle a failed job (for example repair it and defer again); True when handled."""
+        return False
+
+    @property
+    def poll_interval_seconds(self) -> float:
+        return getattr(self, "polling_period_seconds", 30)
+
+    def trigger_echo(self) -> dict[str, Any]:
+        """Small serialisable data the trigger hands back in its event."""
+        return {}
+
+    # ----------------------------------------------------------------- helpers
+    @cached_property
+    def job_client(self) -> JobClient:
+        return self.make_job_client()
+
+    @property
+    def checkpoint_key(self) -> str:
+        return f"{self.external_id_key}{CHECKPOINT_SUFFIX}"
+
+    def _raw_request(self) -> dict[str, Any]:
+        names = [*self.template_fields, *self.durable_request_fields]
+        raw = {name: getattr(self, name, None) for name in dict.fromkeys(names)}
+        return {name: value for name, value in raw.items() if value is not None}
+
+    def _failure(self, job_id: Any, status: JobStatus) -> JobFailedError:
+        return JobFailedError(
+            f"{self.job_client.vendor} job {job_id} ended {status.state}"
+            f"{': ' + status.message if status.message else ''}. A retry submits a new job.",
+            job_id=job_id, state=status.state,
+        )
+
+    def _try_info(self, context: Context) -> TryInfo:
+        ti = context["ti"]
+        retries = int(self.retries or 0)
+        max_tries = getattr(ti, "max_tries", None)
+        return TryInfo(
+            try_number=int(ti.try_number), max_tries=int(max_tries if max_tries is not None else retries),
+            retries=retries,
+        )
+
+    def _store(self, context: Context):
+        if not self.durable:
+            return None
+        if not has_state_store():
+            return None
+        store = context.get("task_state_store")
+        if store is None:
+            self.log.warning("task_state_store is not in the context: crash recovery is off for this try")
+        return store
+
+    def _read(self, store) -> CheckpointRecord | None:
+        try:
+            value = store.get(self.checkpoint_key)
+            key = self.checkpoint_key
+            if value is None:
+                value, key = store.get(self.external_id_key), self.external_id_key
+        except Exception as err:
+            raise CheckpointError(
+                f"could not read the checkpoint {self.checkpoint_key!r} from task_state_store ({err}). "
+                "Failing this try instead of submitting: the job it records may be running. The next "
+                "try reads it again."
+            ) from err
+        return parse_record(value, key=key)
+
+    def _write(self, store, record: CheckpointRecord) -> None:
+        store.set(self.checkpoint_key, record.to_json(), retention=NEVER_EXPIRE)
+        if record.id is not None:
+            store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
+
+    def _key(self, record: CheckpointRecord) -> str:
+        return self.job_client.format_key(record.nonce, self.user_idempotency_token())
+
+    # ----------------------------------------------------------------- the protocol
+    def execute(self, context: Context) -> Any:
+        return self.execute_resumable(context)
+
+    def execute_resumable(self, context: Context) -> Any:
+        self._durable_ti = context.get("ti")
+        store = self._store(context)
+        if store is None:
+            return self._execute_fresh(context)
+        record = self._read(store)
+        now = self._try_info(context)
+        digest, fields = fingerprint(self._durable_raw_request)
+        client = self.job_client
+        decision = decide(
+            record, now=now, request_fingerprint=digest, request_fields=fields,
+            status_of=client.status,
+            find=lambda key: client.find(key, since=record.intent_time if record else None),
+            key_of=self._key, fresh_on_clear=self.fresh_on_clear,
+        )
+        if decision.changed:
+            self.log.warning("durable-jobs: %s; starting a new job", decision.reason)
+        else:
+            self.log.info("durable-jobs: %s", decision.reason)
+
+        if decision.action is Action.RESULT:
+            record = self._adopt(store, record, decision.job_id, status=STATUS_SUCCEEDED)
+            self._job_id = decision.job_id
+            self.on_job_known(context, decision.job_id, reconnected=True)
+            return self.job_result(context, decision.job_id)
+        if decision.action is Action.RECONNECT:
+            record = self._adopt(store, record, decision.job_id)
+            self._job_id = decision.job_id
+            self.on_job_known(context, decision.job_id, reconnected=True)
+            return self._after_submit(context, store, record, decision.job_id)
+        if decision.action is Action.RESUBMIT_SAME_KEY:
+            assert record is not None
+            try:
+                job_id = self._submit(context, store, record, fresh_key=False)
+            except IdempotencyKeyBurnedError as err:
+                self.log.warning("durable-jobs: %s; starting a new epoch", err)
+                record, job_id = self._new_epoch(context, store, now, digest, fields)
+        else:
+            record, job_id = self._new_epoch(context, store, now, digest, fields)
+        self.on_job_known(context, job_id, reconnected=False)
+        return self._after_submit(context, store, record, job_id)
+
+    def _adopt(self, store, record, job_id, *, status: str | None = None) -> CheckpointRecord:
+        """Make the record name ``job_id`` (found by key, or a legacy value) before going on."""
+        if record.legacy:
+            return record
+        if record.id != job_id or (status and record.status != status):
+            record.id = job_id
+            record.status = status or record.status
+            self._write(store, record)
+        return record
+
+    def _new_epoch(self, context, store, now: TryInfo, digest: str, fields: dict[str, str]):
+        record = CheckpointRecord.start_epoch(
+            request_fingerprint=digest, fields=fields, try_number=now.try_number, max_tries=now.max_tries,
+            retries=now.retries, client=self.job_client.classpath(),
+        )
+        self._write(store, record)  # the intent, before anything reaches the vendor
+        return record, self._submit(context, store, record, fresh_key=True)
+
+    def _submit(self, context, store, record: CheckpointRecord, *, fresh_key: bool) -> Any:
+        request = self.prepare_request(context, fresh_key=fresh_key)
+        key = self._key(record)
+        job_id = self.job_client.submit(request, key)
+        self._job_id = job_id
+        record.id = job_id
+        if store is not None:
+            self._write(store, record)
+        self.log.info("Submitted %s job %s with idempotency key %s", self.job_client.vendor, job_id, key)
+        return job_id
+
+    def _execute_fresh(self, context: Context) -> Any:
+        """No store (durable=False, or Airflow < 3.3): submit anew, still under a per-try key."""
+        record = CheckpointRecord.start_epoch(
+            request_fingerprint="", fields={}, try_number=0, max_tries=0, retries=0,
+            client=self.job_client.classpath(),
+        )
+        job_id = self._submit(context, None, record, fresh_key=True)
+        self.on_job_known(context, job_id, reconnected=False)
+        return self._after_submit(context, None, record, job_id)
+
+    def _after_submit(self, context, store, record: CheckpointRecord, job_id: Any) -> Any:
+        if not getattr(self, "wait_for_termination", True):
+            self.log.info(
+                "wait_for_termination=False: %s job %s was accepted, which is not success. A sensor on "
+                "this job (or wait_for_termination=True) reports its outcome.",
+                self.job_client.vendor, job_id,
+            )
+            return None
+        if getattr(self, "deferrable", False):
+            return self._defer(context, store, record, job_id)
+        try:
+            self.wait_for_job(context, job_id)
+        except Exception:
+            self._record_if_failed(store, record, job_id)
+            raise
+        self._record(store, record, STATUS_SUCCEEDED)
+        return self.job_result(context, job_id)
+
+    def _record(self, store, record: CheckpointRecord, status: str) -> None:
+        if store is None or record.legacy:
+            return
+        record.status = status
+        self._write(store, record)
+
+    def _record_if_failed(self, store, record, job_id) -> None:
+        """After a failed wait: record FAILED only when the job itself failed, not the API."""
+        if store is None:
+            return
+        try:
+            status = self.job_client.status(job_id)
+        except Exception:
+            return
+        if status.phase in (JobPhase.FAILED, JobPhase.MISSING):
+            self._record(store, record, STATUS_FAILED)
+
+    def _defer(self, context, store, record, job_id) -> Any:
+        status = self.job_client.status(job_id)
+        if status.is_terminal:
+            kind = EVENT_SUCCESS if status.phase is JobPhase.SUCCEEDED else EVENT_FAILED
+            event = {"status": kind, "job_id": job_id, "phase": status.phase.value,
+                     "state": status.state, "message": status.message, "echo": self.trigger_echo()}
+            return self.execute_complete(context, event)
+        client = self.job_client
+        self.defer(
+            trigger=JobTrigger(
+                client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
+                poll_interval=self.poll_interval_seconds, cancel_on_kill=self.cancel_on_kill,
+                echo=self.trigger_echo(),
+            ),
+            method_name="execute_complete",
+        )
+
+    def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
+        if not isinstance(event, dict) or event.get("status") not in (EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR):
+            raise DurableJobError(f"{self.task_id}: unexpected trigger event {event!r}")
+        self._durable_ti = context.get("ti")
+        job_id = event.get("job_id")
+        if job_id is None:
+            raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {event!r}")
+        self._job_id = job_id
+        if event["status"] == EVENT_ERROR:
+            raise DurableJobError(
+                f"Could not poll {self.job_client.vendor} job {job_id}: {event.get('message')}. The job may "
+                "still be running; the retry reconnects to it."
+            )
+        store = self._store(context)
+        record = self._read(store) if store is not None else None
+        if event["status"] == EVENT_SUCCESS:
+            if record is not None:
+                self._record(store, record, STATUS_SUCCEEDED)
+            return self.job_result(context, job_id)
+        if self.on_failed_event(context, event):
+            return None
+        if record is not None:
+            self._record(store, record, STATUS_FAILED)
+        status = JobStatus(JobPhase(event.get("phase") or "FAILED"), event.get("state") or "", event.get("message") or "")
+        raise self._failure(job_id, status)
+
+    # ----------------------------------------------------------------- ResumableJobMixin surface
+    # The SDK's abstract methods, for code that calls them directly; execute_resumable above does
+    # not go through them.
+    def submit_job(self, context: Context) -> Any:
+        record = CheckpointRecord.start_epoch(
+            request_fingerprint="", fields={}, try_number=0, max_tries=0, retries=0,
+            client=self.job_client.classpath(),
+        )
+        return self._submit(context, None, record, fresh_key=True)
+
+    def get_job_status(self, external_id: Any, context: Context) -> str:
+        return self.job_client.status(external_id).phase.value
+
+    def is_job_active(self, status: str) -> bool:
+        return status == JobPhase.ACTIVE.value
+
+    def is_job_succeeded(self, status: str) -> bool:
+        return status == JobPhase.SUCCEEDED.value
+
+    def poll_until_complete(self, external_id: Any, context: Context) -> None:
+        self.wait_for_job(context, external_id)
+
+    def get_job_result(self, external_id: Any, context: Context) -> Any:
+        return self.job_result(context, external_id)
+
+    # ----------------------------------------------------------------- kill
+    def on_kill(self) -> None:
+        job_id = self._job_id
+        if job_id is None:
+            self.log.info("on_kill: no external job was submitted by this try; nothing to cancel")
+            return
+        current = None
+        if self.cancel_on_kill == "user":
+            ti = getattr(self, "_durable_ti", None)
+            if ti is not None:
+                current = ti_state(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
+        if not decide_cancel(self.cancel_on_kill, current, still_alive_state="running"):
+            self.log.warning(
+                "on_kill while Airflow shows this task as %s: the kill came from the infrastructure "
+                "(eviction, deploy, heartbeat loss), so %s job %s keeps running and the retry reconnects.",
+                current, self.job_client.vendor, job_id,
+            )
+            return
+        self.log.info("Task stopped by a user (now %s): cancelling %s job %s", current, self.job_client.vendor, job_id)
+        self.job_client.cancel(job_id)
+
+
+def with_official_signature(official: type, extra: type = DurableJobMixin):
+    """An ``__init__`` whose signature is the official operator's plus the mixin's own arguments.
+
+    ``inspect.signature`` (IDEs, the parity test, Airflow's ``default_args`` filling) then shows
+    every official argument; the call itself goes straight to the mixin's ``__init__``.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        extra.__init__(self, **kwargs)
+
+    official_sig = inspect.signature(official.__init__)
+    own = inspect.signature(extra.__init__.__wrapped__ if hasattr(extra.__init__, "__wrapped__") else extra.__init__)
+    params = [p for p in official_sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    names = {p.name for p in params}
+    params += [p for p in own.parameters.values() if p.kind is p.KEYWORD_ONLY and p.name not in names]
+    params += [p for p in official_sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    __init__.__signature__ = official_sig.replace(parameters=params)  # type: ignore[attr-defined]
+    __init__.__doc__ = official.__init__.__doc__
+    return __init__

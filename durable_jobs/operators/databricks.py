@@ -1,0 +1,131 @@
+"""Drop-in durable ``DatabricksSubmitRunOperator`` and ``DatabricksRunNowOperator``.
+
+Change one import line::
+
+    from airflow.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
+    from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+
+Same constructor arguments, template fields, XComs (``run_id``, ``run_page_url``, and ``job_id``
+on the deferrable path) and extra link as the official 7.23 operators, plus ``cancel_on_kill``
+and ``fresh_on_clear``. The run is submitted exactly once on the synchronous *and* the
+deferrable path; the key travels in ``idempotency_token``. A user-supplied
+``idempotency_token`` is combined with the epoch's key (``<token>-<nonce>``), so a run that
+genuinely failed is retried with a new run rather than handed back by Databricks.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.databricks.hooks.databricks import RunState
+from airflow.providers.databricks.operators import databricks as _official
+from airflow.providers.databricks.utils.databricks import normalise_json_content
+
+from durable_jobs.hooks.databricks import DatabricksJobClient
+from durable_jobs.operators.base import DurableJobMixin, with_official_signature
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+XCOM_RUN_ID_KEY = _official.XCOM_RUN_ID_KEY
+XCOM_RUN_PAGE_URL_KEY = _official.XCOM_RUN_PAGE_URL_KEY
+XCOM_JOB_ID_KEY = _official.XCOM_JOB_ID_KEY
+
+
+class DatabricksJobRunLink(_official.DatabricksJobRunLink):
+    """The official "See Databricks Job Run" link, registered under this provider."""
+
+
+class _DatabricksDurableMixin(DurableJobMixin):
+    """What both Databricks operators share: the client, XComs and the official poll loop."""
+
+    _client_mode = "submit"
+
+    def make_job_client(self) -> DatabricksJobClient:
+        return DatabricksJobClient(
+            self.databricks_conn_id, mode=self._client_mode, retry_limit=self.databricks_retry_limit,
+            retry_delay=self.databricks_retry_delay, retry_args=self.databricks_retry_args,
+            caller=type(self).__name__,
+        )
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        self.run_id = job_id
+        if not self.do_xcom_push:
+            return
+        ti = context["ti"]
+        hook = self._hook
+        if self.deferrable:  # as the official deferrable path does
+            ti.xcom_push(key=XCOM_JOB_ID_KEY, value=hook.get_job_id(job_id))
+        ti.xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
+        url = hook.get_run_page_url(job_id)
+        ti.xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=url)
+        self.log.info("View run status, Spark UI, and logs at %s", url)
+
+    def wait_for_job(self, context: Context, job_id: Any) -> None:
+        # The official loop: same logs, error messages and (run-now) repair_run behaviour.
+        self.run_id = job_id
+        _official._handle_databricks_operator_execution(
+            self, self._hook, self.log, context, announce_submission=False
+        )
+
+    def trigger_echo(self) -> dict[str, Any]:
+        return {"repair_run": bool(getattr(self, "repair_run", False))}
+
+
+class DatabricksSubmitRunOperator(_DatabricksDurableMixin, _official.DatabricksSubmitRunOperator):
+    """The official ``DatabricksSubmitRunOperator`` (``runs/submit``), submitting each run exactly once."""
+
+    __init__ = with_official_signature(_official.DatabricksSubmitRunOperator)
+    operator_extra_links = (DatabricksJobRunLink(),)
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        json = self._prepare_submit_json(context)
+        json.pop("idempotency_token", None)
+        return json
+
+
+class DatabricksRunNowOperator(_DatabricksDurableMixin, _official.DatabricksRunNowOperator):
+    """The official ``DatabricksRunNowOperator`` (``run-now``), triggering each run exactly once."""
+
+    __init__ = with_official_signature(_official.DatabricksRunNowOperator)
+    operator_extra_links = (DatabricksJobRunLink(),)
+    _client_mode = "run-now"
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        # cancel_previous_runs runs only before a *fresh* key's first submit: on a same-key resend
+        # the run created by the lost reply is ours, and cancelling it would hand us a cancelled run.
+        if fresh_key:
+            json = self._prepare_run_now_json(context)
+        else:
+            json = self._build_run_now_payload(context)
+            self._merged_json = json
+        json = dict(json)
+        json.pop("idempotency_token", None)
+        return json
+
+    def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
+        """``repair_run``: repair the failed run in place (same epoch, same run id) and wait again."""
+        if not (event.get("echo") or {}).get("repair_run"):
+            return False
+        life, _, result = (event.get("state") or ":").partition(":")
+        run_state = RunState(life, result, event.get("message") or "")
+        if self.databricks_repair_reason_new_settings and not _official.is_repair_reason_match_exist(
+            self, run_state
+        ):
+            return False
+        run_id = event["job_id"]
+        self.log.warning("Run %s ended %s; repair_run is set, repairing all failed tasks", run_id, run_state)
+        self.repair_run = False
+        hook = self._hook
+        _official.update_job_for_repair(self, hook, hook.get_job_id(run_id), run_state)
+        repair_json: dict[str, Any] = {"run_id": run_id, "rerun_all_failed_tasks": True}
+        if (latest := hook.get_latest_repair_id(run_id)) is not None:
+            repair_json["latest_repair_id"] = latest
+        merged = self._inject_run_now_job_parameters(copy.deepcopy(self._get_merged_json()), context)
+        if "job_parameters" in merged:
+            repair_json["job_parameters"] = normalise_json_content(merged["job_parameters"])
+        hook.repair_run(repair_json)
+        store = self._store(context)
+        self._defer(context, store, self._read(store) if store is not None else None, run_id)
+        return True

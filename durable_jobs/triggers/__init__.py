@@ -1,0 +1,1 @@
+"""Triggers: one generic ``JobTrigger`` that polls any ``JobClient``."""
