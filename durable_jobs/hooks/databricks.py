@@ -60,7 +60,12 @@ def is_burned_token_error(err: BaseException) -> bool:
 
 
 def is_not_found_error(err: BaseException) -> bool:
-    return getattr(err, "http_status_code", None) == 404
+    """404 RESOURCE_DOES_NOT_EXIST, or the 400 "Run N does not exist." real workspaces answer."""
+    status = getattr(err, "http_status_code", None)
+    text = str(err)
+    return status == 404 or (
+        status == 400 and ("does not exist" in text or "RESOURCE_DOES_NOT_EXIST" in text)
+    )
 
 
 class DatabricksJobClient(JobClient):

@@ -1,0 +1,191 @@
+"""The HTTP plumbing every emulator shares: a threaded loopback server and a JSON request handler.
+
+An emulator supplies an *app*: ``app.handle(request) -> Response``. The handler only parses and
+writes; it never decides anything, so the vendor rules stay in one readable module.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+log = logging.getLogger(__name__)
+
+#: Errors that only mean "the client went away"; never worth a traceback.
+DISCONNECT_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+class ApiError(Exception):
+    """Raised by an app to answer with a JSON error body ``{"error_code", "message"}``."""
+
+    def __init__(self, status: int, error_code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(f"{status} {error_code}: {message}")
+        self.status = status
+        self.error_code = error_code
+        self.message = message
+        self.headers = headers or {}
+
+    def response(self) -> Response:
+        body = {"error_code": self.error_code, "message": self.message}
+        return Response(self.status, body, dict(self.headers))
+
+
+@dataclass
+class Response:
+    """What the app answers. ``drop=True`` closes the connection without any reply."""
+
+    status: int = 200
+    body: Any = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False
+
+
+@dataclass
+class Request:
+    """One parsed request. ``params`` merges the query string and a JSON object body."""
+
+    method: str
+    path: str
+    params: dict[str, Any]
+    body: Any
+    headers: Any
+    handler: JSONHandler
+
+    def client_connected(self) -> bool:
+        """True while the client still holds the connection open (used for held requests)."""
+        return self.handler.client_connected()
+
+
+class App(Protocol):
+    def handle(self, request: Request) -> Response: ...
+
+
+class JSONHandler(BaseHTTPRequestHandler):
+    """Parse a request, hand it to ``server.app``, write its JSON response."""
+
+    server: EmulatorHTTPServer
+    server_version = "durable-jobs-emulator"
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def client_connected(self) -> bool:
+        """Peek at the socket: readable with zero bytes (or an error) means the client is gone."""
+        import select
+        import socket
+
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return True
+            return self.connection.recv(1, socket.MSG_PEEK) != b""
+        except (OSError, ValueError):
+            return False
+
+    def _serve(self, method: str) -> None:
+        try:
+            response = self._dispatch(method)
+            if response.drop:
+                self.close_connection = True
+                return
+            self._write(response)
+        except DISCONNECT_ERRORS:
+            self.close_connection = True
+
+    def _dispatch(self, method: str) -> Response:
+        split = urlsplit(self.path)
+        params: dict[str, Any] = dict(parse_qsl(split.query, keep_blank_values=True))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body: Any = None
+        if raw.strip():
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                return ApiError(400, "MALFORMED_REQUEST", "Request body is not valid JSON").response()
+        if isinstance(body, dict):
+            # aiohttp sends GET parameters as a JSON body; the query string wins on a clash.
+            params = {**body, **params}
+        request = Request(method, split.path, params, body, self.headers, self)
+        try:
+            return self.server.app.handle(request)
+        except ApiError as err:
+            return err.response()
+        except Exception as err:  # noqa: BLE001 - a fake must answer, and record what broke
+            self.server.record_error(err)
+            return ApiError(500, "INTERNAL_ERROR", f"emulator bug: {err!r}").response()
+
+    def _write(self, response: Response) -> None:
+        payload = json.dumps(response.body).encode()
+        self.send_response(response.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class EmulatorHTTPServer(ThreadingHTTPServer):
+    """Threaded server whose handler threads never outlive it and never print disconnects."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], app: App):
+        self.app = app
+        self.errors: list[str] = []
+        super().__init__(address, JSONHandler)
+
+    def record_error(self, err: BaseException) -> None:
+        log.exception("emulator handler failed", exc_info=err)
+        self.errors.append(repr(err))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        err = sys.exc_info()[1]
+        if isinstance(err, DISCONNECT_ERRORS):
+            return
+        if err is not None:
+            self.record_error(err)
+
+
+class ServerThread:
+    """Run an :class:`EmulatorHTTPServer` on a background thread; ``stop`` joins it."""
+
+    def __init__(self, host: str, port: int, app: App):
+        self.server = EmulatorHTTPServer((host, port), app)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.server.server_address[:2]
+        return str(host), int(port)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(timeout=5)

@@ -1,0 +1,127 @@
+"""One AWS test environment: moto (with the gap rules) behind our fault proxy, with Batch, Glue and EMR
+Serverless resources ready, and the Airflow connection ``aws_default`` pointing at the proxy.
+
+Used by the tests, the example DAGs' runs and ``durable-jobs demo``. Both servers listen on
+127.0.0.1 and are stopped by ``stop()`` (no process is left behind: they are threads of this one).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from durable_jobs.emulators.aws_moto import MotoAws
+from durable_jobs.emulators.aws_proxy import AwsFaultProxy
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+JOB_QUEUE = "durable-queue"
+JOB_DEFINITION = "durable-job-def"
+ROLE_NAME = "durable-jobs-role"
+ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/{ROLE_NAME}"
+CONN_ENV = "AIRFLOW_CONN_AWS_DEFAULT"
+#: Small consistency window for tests and the demo (production default: 15 s).
+CONSISTENCY_ENV = "AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS"
+
+
+class AwsTestEnv:
+    """moto + proxy + resources; ``reset()`` between tests, ``stop()`` at the end."""
+
+    def __init__(self, step_seconds: float = 0.2, consistency_seconds: float = 1.0):
+        self.moto = MotoAws(step_seconds=step_seconds)
+        self.proxy: AwsFaultProxy | None = None
+        self.consistency_seconds = consistency_seconds
+        self.application_id: str | None = None
+        self._saved_env: dict[str, str | None] = {}
+
+    # ----------------------------------------------------------------- lifecycle
+    def start(self) -> AwsTestEnv:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        self.moto.start()
+        self.proxy = AwsFaultProxy(self.moto.url).start()
+        self._set_env(CONN_ENV, self.moto.airflow_conn_uri(self.proxy.url, REGION))
+        self._set_env(CONSISTENCY_ENV, str(self.consistency_seconds))
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+            self._set_env(name, "testing")
+        self._set_env("AWS_DEFAULT_REGION", REGION)
+        self.create_resources()
+        return self
+
+    def stop(self) -> None:
+        try:
+            if self.proxy is not None:
+                self.proxy.stop()
+                self.proxy = None
+        finally:
+            self.moto.stop()
+            for name, value in self._saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            self._saved_env.clear()
+
+    def reset(self) -> None:
+        """Fresh moto state, no faults, default progression, resources re-created."""
+        assert self.proxy is not None
+        self.proxy.clear()
+        self.moto._post("/moto-api/reset", None)
+        self.moto._post("/moto-api/config", {"batch": {"use_docker": False}})
+        self.moto.progress()
+        self.create_resources()
+
+    def __enter__(self) -> AwsTestEnv:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _set_env(self, name: str, value: str) -> None:
+        self._saved_env.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
+
+    # ----------------------------------------------------------------- clients and resources
+    def client(self, service: str, *, direct: bool = False):
+        """A boto3 client through the proxy (``direct=True``: straight to moto, for assertions)."""
+        import boto3
+
+        url = self.moto.url if direct else self.proxy.url  # type: ignore[union-attr]
+        return boto3.client(service, endpoint_url=url, region_name=REGION, aws_access_key_id="testing",
+                            aws_secret_access_key="testing")
+
+    def create_resources(self) -> None:
+        iam = self.client("iam", direct=True)
+        iam.create_role(RoleName=ROLE_NAME, AssumeRolePolicyDocument="{}")
+        batch = self.client("batch", direct=True)
+        env = batch.create_compute_environment(
+            computeEnvironmentName="durable-ce", type="UNMANAGED", state="ENABLED", serviceRole=ROLE_ARN,
+        )["computeEnvironmentArn"]
+        batch.create_job_queue(jobQueueName=JOB_QUEUE, state="ENABLED", priority=1,
+                               computeEnvironmentOrder=[{"order": 1, "computeEnvironment": env}])
+        for name, command in ((JOB_DEFINITION, ["true"]), (JOB_DEFINITION + "-fails", ["false"])):
+            batch.register_job_definition(
+                jobDefinitionName=name, type="container",
+                containerProperties={"image": "busybox", "vcpus": 1, "memory": 128, "command": command},
+            )
+        emr = self.client("emr-serverless", direct=True)
+        self.application_id = emr.create_application(
+            name="durable-app", releaseLabel="emr-7.0.0", type="SPARK"
+        )["applicationId"]
+
+    # ----------------------------------------------------------------- assertions
+    def batch_jobs(self, name_prefix: str = "") -> list[dict[str, Any]]:
+        batch = self.client("batch", direct=True)
+        jobs = batch.list_jobs(jobQueue=JOB_QUEUE, filters=[{"name": "JOB_NAME", "values": [name_prefix + "*"]}])
+        return jobs["jobSummaryList"]
+
+    def glue_runs(self, job_name: str) -> list[dict[str, Any]]:
+        glue = self.client("glue", direct=True)
+        try:
+            return glue.get_job_runs(JobName=job_name)["JobRuns"]
+        except glue.exceptions.EntityNotFoundException:
+            return []
+
+    def emr_runs(self) -> list[dict[str, Any]]:
+        emr = self.client("emr-serverless", direct=True)
+        return emr.list_job_runs(applicationId=self.application_id)["jobRuns"]

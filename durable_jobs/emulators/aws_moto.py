@@ -1,0 +1,269 @@
+"""moto in server mode on 127.0.0.1, plus the AWS rules moto lacks (``MOTO_GAPS``).
+
+moto answers over real HTTP, so the tests go through boto3/botocore/aiobotocore and the official
+amazon-provider hooks unchanged. Where moto does not model a rule the durable operators rely on,
+this module adds it while the server runs (and removes it on ``stop()``), rather than a test
+skipping the rule. Every addition is listed in ``MOTO_GAPS`` — tests cite the entry they rely on.
+
+Job life cycles run on moto's own state manager (``moto.moto_api.state_manager``), so a test can
+keep a job RUNNING (``hold``), let it progress every ``step`` seconds (``progress``), or finish it
+(``finish``). Outcome markers: a Batch job whose command is ``["false"]``, a Glue job whose script
+location contains ``fail``, and an EMR Serverless run whose ``entryPoint`` contains ``fail`` end
+FAILED; everything else ends in success.
+
+Nothing here imports Airflow.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from datetime import datetime, timezone
+from typing import Any
+
+MOTO_GAPS: dict[str, str] = {
+    "batch-instant-success": (
+        "moto's non-Docker Batch (use_docker: false) marks every job SUCCEEDED inside SubmitJob. We leave "
+        "the job to moto's state manager (model 'batch::job'): SUBMITTED → PENDING → RUNNABLE → STARTING "
+        "→ RUNNING → SUCCEEDED/FAILED, so a job can stay RUNNING."
+    ),
+    "batch-terminate": (
+        "without Docker nothing ends a terminated job; TerminateJob/CancelJob now end it FAILED with the "
+        "given statusReason, as AWS does."
+    ),
+    "glue-batch-stop-job-run": "moto has no BatchStopJobRun; ours stops the runs (state STOPPED).",
+    "emr-serverless-state-machine": (
+        "moto creates every EMR Serverless job run in state SUCCESS with no life cycle; ours run SUBMITTED → "
+        "SCHEDULED → RUNNING → SUCCESS/FAILED on the state manager (model 'emr-serverless::job_run'), and "
+        "CancelJobRun ends them CANCELLED."
+    ),
+    "emr-serverless-client-token": (
+        "moto ignores StartJobRun's clientToken (every call makes a new run); AWS returns the run already "
+        "started under that token. Ours does too."
+    ),
+    "emr-serverless-created-at": (
+        "moto truncates a job run's createdAt to midnight, so ListJobRuns(createdAtAfter=...) misses "
+        "today's runs; ours keeps the real time."
+    ),
+    "duplicate-names": (
+        "AWS itself accepts duplicate Batch job names and any number of Glue runs with the same arguments; "
+        "so does moto. Not a gap: it is why find(key) must confirm by tag/argument."
+    ),
+}
+
+BATCH_MODEL = "batch::job"
+GLUE_MODEL = "glue::job_run"
+EMR_MODEL = "emr-serverless::job_run"
+MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL)
+
+_patch_lock = threading.Lock()
+_patches: list[tuple[Any, str, Any]] = []
+
+
+def _patch(owner: Any, name: str, value: Any) -> None:
+    _patches.append((owner, name, owner.__dict__.get(name, _MISSING)))
+    setattr(owner, name, value)
+
+
+_MISSING = object()
+
+
+def install_gap_rules() -> None:
+    """Add the rules in ``MOTO_GAPS`` to the moto classes of this process (idempotent)."""
+    with _patch_lock:
+        if _patches:
+            return
+        _install_batch()
+        _install_glue()
+        _install_emr_serverless()
+
+
+def uninstall_gap_rules() -> None:
+    with _patch_lock:
+        while _patches:
+            owner, name, old = _patches.pop()
+            if old is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, old)
+
+
+def _install_batch() -> None:
+    from moto.batch.models import Job
+    from moto.batch_simple.models import BatchSimpleBackend
+
+    def _mark_job_as_finished(self, include_start_attempt: bool, job: Job) -> None:
+        self.backend._jobs[job.job_id] = job
+        job.job_started_at = datetime.now()
+        job.log_stream_name = job._stream_name
+        if include_start_attempt:
+            job._start_attempt()
+        command = (job.container_overrides or {}).get("command") or (
+            (job.job_definition.container_properties or {}).get("command")
+        )
+        end = "FAILED" if command == ["false"] else "SUCCEEDED"
+        job._transitions = [(_plain(a), _plain(b)) for a, b in job._transitions] + [("RUNNING", end)]
+
+    original_terminate = Job.terminate
+
+    def terminate(self, reason: str) -> None:
+        original_terminate(self, reason)
+        if not self.is_alive() and self.status not in ("SUCCEEDED", "FAILED"):
+            self._mark_stopped(success=False)
+
+    _patch(BatchSimpleBackend, "_mark_job_as_finished", _mark_job_as_finished)
+    _patch(Job, "terminate", terminate)
+
+
+def _plain(state: Any) -> Any:
+    return getattr(state, "value", state)  # moto mixes str-enum members into its transitions
+
+
+def _install_glue() -> None:
+    from moto.glue.models import FakeJob
+    from moto.glue.responses import GlueResponse
+
+    def batch_stop_job_run(self) -> str:
+        job = self.glue_backend.get_job(self._get_param("JobName"))
+        stopped, errors = [], []
+        for run_id in self._get_param("JobRunIds") or []:
+            run = next((r for r in job.job_runs if r.job_run_id == run_id), None)
+            if run is None:
+                errors.append({"JobName": job.name, "JobRunId": run_id,
+                               "ErrorDetail": {"ErrorCode": "EntityNotFoundException", "ErrorMessage": run_id}})
+                continue
+            if run.status in ("STARTING", "RUNNING", "WAITING"):
+                run.status = "STOPPED"
+            stopped.append({"JobName": job.name, "JobRunId": run_id})
+        return json.dumps({"SuccessfulSubmissions": stopped, "Errors": errors})
+
+    original_start = FakeJob.start_job_run
+
+    def start_job_run(self, *args: Any, **kwargs: Any) -> str:
+        run_id = original_start(self, *args, **kwargs)
+        if "fail" in str((self.command or {}).get("ScriptLocation", "")):
+            run = next(r for r in self.job_runs if r.job_run_id == run_id)
+            run._transitions = [("STARTING", "RUNNING"), ("RUNNING", "FAILED")]
+        return run_id
+
+    _patch(GlueResponse, "batch_stop_job_run", batch_stop_job_run)
+    _patch(FakeJob, "start_job_run", start_job_run)
+
+
+def _install_emr_serverless() -> None:
+    from moto.emrserverless.models import EMRServerlessBackend, JobRun
+    from moto.moto_api._internal.managed_state_model import ManagedState
+
+    original_init = JobRun.__init__
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        entry = json.dumps(self.job_driver or {})
+        end = "FAILED" if "fail" in entry else "SUCCESS"
+        ManagedState.__init__(self, EMR_MODEL, [("SUBMITTED", "SCHEDULED"), ("SCHEDULED", "RUNNING"),
+                                                ("RUNNING", end)])
+        self.created_at = datetime.now(tz=timezone.utc)
+        self.updated_at = self.created_at
+
+    def _get_state(self) -> str | None:
+        if "_transitions" not in self.__dict__:
+            return self.__dict__.get("_plain_state")
+        return ManagedState.status.fget(self)
+
+    def _set_state(self, value: str) -> None:
+        if "_transitions" in self.__dict__:
+            self._status = value
+        else:
+            self.__dict__["_plain_state"] = value
+
+    original_start = EMRServerlessBackend.start_job_run
+
+    def start_job_run(self, application_id: str, client_token: str, *args: Any, **kwargs: Any) -> JobRun:
+        for run in self.job_runs.get(application_id, []):
+            if client_token and run.client_token == client_token:
+                return run
+        return original_start(self, application_id, client_token, *args, **kwargs)
+
+    _patch(JobRun, "__init__", __init__)
+    _patch(JobRun, "state", property(_get_state, _set_state))
+    _patch(EMRServerlessBackend, "start_job_run", start_job_run)
+
+
+class MotoAws:
+    """moto's ``ThreadedMotoServer`` on 127.0.0.1 with the gap rules; ``stop()`` undoes everything."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, step_seconds: float = 0.2):
+        self.host = host
+        self.port = port
+        self.step_seconds = step_seconds
+        self._server = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.get_host_and_port()
+        return f"http://{host}:{port}"
+
+    def start(self) -> MotoAws:
+        from moto.server import ThreadedMotoServer
+
+        install_gap_rules()
+        self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
+        self._server.start()
+        self._post("/moto-api/config", {"batch": {"use_docker": False}})
+        self.progress(step_seconds=self.step_seconds)
+        return self
+
+    def stop(self) -> None:
+        from moto.moto_api import state_manager
+
+        if self._server is not None:
+            try:
+                self._post("/moto-api/reset", None)
+            finally:
+                self._server.stop()
+                self._server = None
+        for model in MODELS:
+            state_manager.unset_transition(model)
+        uninstall_gap_rules()
+
+    def __enter__(self) -> MotoAws:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _post(self, path: str, body: Any) -> None:
+        data = json.dumps(body).encode() if body is not None else b""
+        request = urllib.request.Request(self.url + path, data=data, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback only
+            response.read()
+
+    # ----------------------------------------------------------------- life-cycle controls
+    def progress(self, *models: str, step_seconds: float | None = None) -> None:
+        """Let jobs advance one state per read, at most every ``step_seconds``."""
+        from moto.moto_api import state_manager
+
+        for model in models or MODELS:
+            state_manager.set_transition(model, {"progression": "time", "seconds": step_seconds or self.step_seconds})
+
+    def hold(self, *models: str) -> None:
+        """Keep jobs where they are (RUNNING stays RUNNING) until ``progress()`` or ``finish()``."""
+        from moto.moto_api import state_manager
+
+        for model in models or MODELS:
+            state_manager.set_transition(model, {"progression": "manual", "times": 10**9})
+
+    def finish(self, *models: str) -> None:
+        """Jump every job to its end state at its next read."""
+        from moto.moto_api import state_manager
+
+        for model in models or MODELS:
+            state_manager.set_transition(model, {"progression": "immediate"})
+
+    def airflow_conn_uri(self, endpoint_url: str | None = None, region: str = "us-east-1") -> str:
+        """An ``AIRFLOW_CONN_*`` value (JSON) pointing the official hooks at ``endpoint_url`` (default: moto)."""
+        return json.dumps({
+            "conn_type": "aws", "login": "testing", "password": "testing",
+            "extra": {"region_name": region, "endpoint_url": endpoint_url or self.url},
+        })

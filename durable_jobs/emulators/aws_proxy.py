@@ -1,0 +1,332 @@
+"""A loopback fault-injecting proxy in front of an AWS endpoint (moto), at the level of AWS operations.
+
+The real clients (boto3/botocore, aiobotocore through the official hooks) talk to the proxy as
+their ``endpoint_url``; the proxy names each request's operation (``batch:SubmitJob``,
+``glue:StartJobRun``, ``emr-serverless:GetJobRun``, ...) from the SigV4 credential scope and the
+path or ``X-Amz-Target``, and forwards it, unless a rule says otherwise:
+
+* ``fault(op, mode="error")`` — answer an AWS-shaped error *instead of* forwarding (throttling:
+  ``status=429, code="TooManyRequestsException"`` / ``"ThrottlingException"``);
+* ``fault(op, mode="lose_reply")`` — forward (the job is created), then answer the error: the reply
+  the client never sees;
+* ``fault(op, mode="reset")`` — forward, then close the connection without a reply;
+* ``lag(seconds)`` — list operations (Batch ``ListJobs``, Glue ``GetJobRuns``, EMR Serverless
+  ``ListJobRuns``) leave out jobs created through the proxy less than ``seconds`` ago: a listing
+  that has not caught up;
+* ``hold(op)`` — park the next matching request after forwarding until ``release()`` (for crash
+  tests that kill a worker inside the submit→persist window).
+
+``ledger`` records every job a submit operation created upstream (operation, id, time).
+Listens on 127.0.0.1 only; ``stop()`` shuts it down. Nothing here imports Airflow.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+SUBMIT_OPS = {"batch:SubmitJob": "jobId", "glue:StartJobRun": "JobRunId", "emr-serverless:StartJobRun": "jobRunId"}
+#: list operation → (list field, id field inside each entry)
+LIST_OPS = {
+    "batch:ListJobs": ("jobSummaryList", "jobId"),
+    "glue:GetJobRuns": ("JobRuns", "Id"),
+    "emr-serverless:ListJobRuns": ("jobRuns", "id"),
+}
+JSON_11_SERVICES = {"glue"}
+_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/aws4_request")
+_EMR_ROUTES = [
+    ("POST", re.compile(r"^/applications/[^/]+/jobruns/?$"), "StartJobRun"),
+    ("GET", re.compile(r"^/applications/[^/]+/jobruns/?$"), "ListJobRuns"),
+    ("GET", re.compile(r"^/applications/[^/]+/jobruns/[^/]+/?$"), "GetJobRun"),
+    ("DELETE", re.compile(r"^/applications/[^/]+/jobruns/[^/]+/?$"), "CancelJobRun"),
+    ("POST", re.compile(r"^/applications/[^/]+/start/?$"), "StartApplication"),
+    ("GET", re.compile(r"^/applications/[^/]+/?$"), "GetApplication"),
+    ("POST", re.compile(r"^/tags/.+$"), "TagResource"),
+    ("GET", re.compile(r"^/tags/.+$"), "ListTagsForResource"),
+]
+_BATCH_ACTIONS = {
+    "submitjob": "SubmitJob", "describejobs": "DescribeJobs", "listjobs": "ListJobs",
+    "terminatejob": "TerminateJob", "canceljob": "CancelJob",
+}
+FAULT_MODES = ("error", "lose_reply", "reset")
+
+
+def operation_of(method: str, path: str, headers: Any) -> str:
+    """``service:Operation`` for one request (``service:?`` when the operation is not one we name)."""
+    match = _SCOPE.search(headers.get("Authorization", "") or "")
+    service = match.group(1) if match else "?"
+    target = headers.get("X-Amz-Target")
+    if target:
+        return f"{service}:{target.rpartition('.')[2]}"
+    route = urlsplit(path).path
+    if service == "batch":
+        action = route.strip("/").split("/")[1] if route.startswith("/v1/") else ""
+        if action == "tags":
+            return "batch:TagResource" if method == "POST" else "batch:ListTagsForResource"
+        return f"batch:{_BATCH_ACTIONS.get(action, action or '?')}"
+    if service == "emr-serverless":
+        for verb, pattern, name in _EMR_ROUTES:
+            if verb == method and pattern.match(route):
+                return f"emr-serverless:{name}"
+    return f"{service}:?"
+
+
+@dataclass
+class Fault:
+    op: str
+    mode: str = "error"
+    status: int = 500
+    code: str = "InternalServerException"
+    message: str = ""
+    count: int = 1
+    skip: int = 0
+    seen: int = 0
+    fired: int = 0
+
+    def take(self) -> bool:
+        if self.count >= 0 and self.fired >= self.count:
+            return False
+        self.seen += 1
+        if self.seen <= self.skip:
+            return False
+        self.fired += 1
+        return True
+
+
+@dataclass
+class Hold:
+    op: str
+    event: threading.Event = field(default_factory=threading.Event)
+    parked: threading.Event = field(default_factory=threading.Event)
+
+
+class AwsFaultProxy:
+    """Forward to ``upstream`` (``http://127.0.0.1:<moto port>``), injecting faults by operation."""
+
+    def __init__(self, upstream: str, host: str = "127.0.0.1", port: int = 0):
+        split = urlsplit(upstream)
+        self.upstream = (split.hostname or "127.0.0.1", split.port or 80)
+        self._lock = threading.Lock()
+        self._faults: list[Fault] = []
+        self._holds: list[Hold] = []
+        self._lag_seconds = 0.0
+        self._created: dict[str, float] = {}
+        self.ledger: list[dict[str, Any]] = []
+        self.calls: dict[str, int] = {}
+        self.fired: list[dict[str, Any]] = []
+        proxy = self
+
+        class Handler(_Handler):
+            owner = proxy
+
+        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> AwsFaultProxy:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> AwsFaultProxy:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # ----------------------------------------------------------------- controls
+    def fault(self, op: str, *, mode: str = "error", status: int = 500, code: str | None = None,
+              message: str = "", count: int = 1, skip: int = 0) -> Fault:
+        if mode not in FAULT_MODES:
+            raise ValueError(f"mode must be one of {FAULT_MODES}")
+        if code is None:
+            code = "ThrottlingException" if status in (400, 429) else "InternalServerException"
+        rule = Fault(op, mode, status, code, message or f"injected {mode} on {op}", count, skip)
+        with self._lock:
+            self._faults.append(rule)
+        return rule
+
+    def throttle(self, op: str, *, count: int = 1, skip: int = 0) -> Fault:
+        """AWS-shaped throttling for ``op`` (each service's own code and status)."""
+        service = op.split(":")[0]
+        if service == "glue":
+            return self.fault(op, status=400, code="ThrottlingException", message="Rate exceeded",
+                              count=count, skip=skip)
+        code = "TooManyRequestsException" if service == "batch" else "ThrottlingException"
+        return self.fault(op, status=429, code=code, message="Too Many Requests", count=count, skip=skip)
+
+    def deny(self, op: str, permission: str, *, count: int = -1) -> Fault:
+        """AccessDeniedException naming ``permission`` (e.g. ``batch:TagResource``)."""
+        return self.fault(
+            op, status=403, code="AccessDeniedException", count=count,
+            message=f"User: arn:aws:iam::123456789012:user/airflow is not authorized to perform: {permission}",
+        )
+
+    def lag(self, seconds: float) -> None:
+        with self._lock:
+            self._lag_seconds = float(seconds)
+
+    def hold(self, op: str) -> Hold:
+        hold = Hold(op)
+        with self._lock:
+            self._holds.append(hold)
+        return hold
+
+    def release(self) -> None:
+        with self._lock:
+            holds, self._holds = self._holds, []
+        for hold in holds:
+            hold.event.set()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+            self._lag_seconds = 0.0
+        self.release()
+
+    def jobs_created(self, op: str | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            return [e for e in self.ledger if op is None or e["op"] == op]
+
+    # ----------------------------------------------------------------- used by the handler
+    def _take_fault(self, op: str) -> Fault | None:
+        with self._lock:
+            self.calls[op] = self.calls.get(op, 0) + 1
+            for rule in self._faults:
+                if rule.op == op and rule.take():
+                    self.fired.append({"op": op, "mode": rule.mode, "status": rule.status, "ts": time.time()})
+                    return rule
+        return None
+
+    def _take_hold(self, op: str) -> Hold | None:
+        with self._lock:
+            for hold in self._holds:
+                if hold.op == op and not hold.parked.is_set():
+                    hold.parked.set()
+                    return hold
+        return None
+
+    def _record(self, op: str, status: int, body: bytes) -> bytes:
+        if op in SUBMIT_OPS and status == 200:
+            try:
+                job_id = json.loads(body)[SUBMIT_OPS[op]]
+            except (ValueError, KeyError, TypeError):
+                return body
+            with self._lock:
+                if job_id not in self._created:
+                    self._created[job_id] = time.monotonic()
+                    self.ledger.append({"op": op, "id": job_id, "ts": time.time()})
+        if op in LIST_OPS and status == 200 and self._lag_seconds > 0:
+            list_field, id_field = LIST_OPS[op]
+            try:
+                data = json.loads(body)
+            except ValueError:
+                return body
+            now = time.monotonic()
+            with self._lock:
+                fresh = {i for i, t in self._created.items() if now - t < self._lag_seconds}
+            entries = data.get(list_field) or []
+            data[list_field] = [e for e in entries if e.get(id_field) not in fresh]
+            return json.dumps(data).encode()
+        return body
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: AwsFaultProxy
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        return
+
+    def do_GET(self) -> None:
+        self._proxy("GET")
+
+    def do_POST(self) -> None:
+        self._proxy("POST")
+
+    def do_PUT(self) -> None:
+        self._proxy("PUT")
+
+    def do_DELETE(self) -> None:
+        self._proxy("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._proxy("PATCH")
+
+    def do_HEAD(self) -> None:
+        self._proxy("HEAD")
+
+    def _proxy(self, method: str) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        op = operation_of(method, self.path, self.headers)
+        proxy = self.owner
+        fault = proxy._take_fault(op)
+        if fault is not None and fault.mode == "error":
+            self._send_error(op, fault)
+            return
+        try:
+            status, headers, payload = self._forward(method, body)
+        except OSError as err:
+            self._send_error(op, Fault(op, status=502, code="BadGateway", message=str(err)))
+            return
+        payload = proxy._record(op, status, payload)
+        hold = proxy._take_hold(op)
+        if hold is not None:
+            hold.event.wait(timeout=300)
+        if fault is not None and fault.mode == "reset":
+            self.close_connection = True
+            return
+        if fault is not None:  # lose_reply: the work is done, the client sees an error
+            self._send_error(op, fault)
+            return
+        self.send_response(status)
+        for name, value in headers:
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if method != "HEAD":
+            self.wfile.write(payload)
+
+    def _forward(self, method: str, body: bytes):
+        host, port = self.owner.upstream
+        conn = http.client.HTTPConnection(host, port, timeout=60)
+        try:
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection", "keep-alive")}
+            conn.request(method, self.path, body=body or None, headers=headers)
+            response = conn.getresponse()
+            return response.status, response.getheaders(), response.read()
+        finally:
+            conn.close()
+
+    def _send_error(self, op: str, fault: Fault) -> None:
+        service = op.split(":")[0]
+        payload = json.dumps({"__type": fault.code, "message": fault.message, "Message": fault.message}).encode()
+        self.send_response(fault.status)
+        if service in JSON_11_SERVICES:
+            self.send_header("Content-Type", "application/x-amz-json-1.1")
+        else:
+            self.send_header("Content-Type", "application/json")
+            self.send_header("x-amzn-ErrorType", fault.code)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)

@@ -1,0 +1,265 @@
+"""A loopback fake of the Databricks Jobs API that the official ``DatabricksHook`` talks to unchanged.
+
+Contract (every rule, one line each, with its proving test): ``docs/emulators/databricks.md``.
+
+Usage::
+
+    with DatabricksEmulator() as emu:
+        os.environ.update(emu.airflow_conn_env())        # AIRFLOW_CONN_DATABRICKS_DEFAULT
+        run_id = DatabricksHook().submit_run({...})
+        assert emu.ledger()["runs_created"] == 1
+
+Request pipeline for ``/api/2.1/<route>`` and ``/api/2.2/<route>``: count the call -> bearer
+auth (401) -> fault ``error`` (answer without doing the work) -> hold ``before`` -> the work ->
+hold ``after`` -> fault ``lose_reply`` / ``reset`` (work done, reply lost) -> reply.
+The control API under ``/_emulator/`` needs no auth and has a Python twin on this class.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from durable_jobs.emulators._databricks_api import DEFAULT_CONFIG, DatabricksApp
+from durable_jobs.emulators._http import ApiError, Request, Response, ServerThread
+
+API_PATH = re.compile(r"^/api/(2\.[12])/(.+?)/*$")
+CONTROL_PREFIX = "/_emulator/"
+
+
+class DatabricksEmulator:
+    """Jobs API fake on ``host:port`` (port 0 picks a free one). Start it, point a connection at it."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, token: str = "emulator-token"):
+        self.host = host
+        self._requested_port = port
+        self.token = token
+        self.app = DatabricksApp(token)
+        self._server: ServerThread | None = None
+        self._control: dict[tuple[str, str], Callable[[dict[str, Any]], Any]] = {
+            ("GET", "ledger"): lambda body: self.ledger(),
+            ("POST", "reset"): lambda body: self.reset() or {"reset": True},
+            ("GET", "config"): lambda body: self.configure(),
+            ("POST", "config"): lambda body: self.configure(**body),
+            ("GET", "faults"): lambda body: {"faults": self.app.faults.describe()},
+            ("POST", "faults"): self._post_faults,
+            ("GET", "holds"): lambda body: self.holds(),
+            ("POST", "holds"): lambda body: {"armed": [self.add_hold(**h) for h in _as_list(body)]},
+            ("POST", "release"): lambda body: {
+                "released": self.release(body.get("id"), bool(body.get("abandon")))
+            },
+            ("GET", "clock"): lambda body: self._clock_state(),
+            ("POST", "clock"): self._post_clock,
+            ("POST", "expire"): lambda body: {"expired": [self.expire(r) for r in _run_ids(body)]},
+            ("POST", "jobs"): lambda body: {"job_id": self.seed_job(**body)},
+        }
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> DatabricksEmulator:
+        if self._server is None:
+            self._server = ServerThread(self.host, self._requested_port, self)
+            self._server.start()
+            self.app.url = self.url
+        return self
+
+    def stop(self) -> None:
+        """Abandon held requests, stop serving and close the socket. Safe to call twice."""
+        server, self._server = self._server, None
+        if server is not None:
+            self.app.holds.clear(keep_history=True)  # nothing new can park once disarmed
+            server.stop()
+
+    def __enter__(self) -> DatabricksEmulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("DatabricksEmulator is not started")
+        return self._server.address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def server_errors(self) -> list[str]:
+        """Unexpected exceptions inside the emulator (a test can assert this stays empty)."""
+        return list(self._server.server.errors) if self._server else []
+
+    # -- Airflow connection ------------------------------------------------------------------
+    def connection_dict(self) -> dict[str, Any]:
+        """Fields of an Airflow ``databricks`` connection whose ``_endpoint_url`` is this server."""
+        return {
+            "conn_type": "databricks",
+            "host": self.host,
+            "port": self.port,
+            "schema": "http",
+            "password": self.token,
+        }
+
+    def connection_json(self) -> str:
+        """The connection as Airflow's JSON format (the value of an ``AIRFLOW_CONN_*`` variable)."""
+        return json.dumps(self.connection_dict())
+
+    def airflow_conn_env(self, conn_id: str = "databricks_default") -> dict[str, str]:
+        """``{"AIRFLOW_CONN_<CONN_ID>": <json>}`` — set it and DatabricksHook(conn_id) talks to us."""
+        return {f"AIRFLOW_CONN_{conn_id.upper()}": self.connection_json()}
+
+    # -- Python twin of the control API ------------------------------------------------------
+    def ledger(self) -> dict[str, Any]:
+        """Same JSON as ``GET /_emulator/ledger``."""
+        return self.app.ledger()
+
+    def reset(self) -> None:
+        self.app.reset()
+
+    def configure(self, **changes: Any) -> dict[str, Any]:
+        """Change config keys (see DEFAULT_CONFIG); returns the whole config. Unknown keys: 400."""
+        unknown = sorted(set(changes) - set(DEFAULT_CONFIG))
+        if unknown:
+            message = f"unknown config key(s) {unknown}; known {sorted(DEFAULT_CONFIG)}"
+            raise ApiError(400, "INVALID_PARAMETER_VALUE", message)
+        app = self.app
+        with app.lock:
+            merged = {**app.config, **changes}
+            for queue in ("outcomes", "repair_outcomes"):
+                merged[queue] = list(merged[queue])
+            entries = [merged["default_outcome"], *merged["outcomes"], *merged["repair_outcomes"]]
+            app.validate_plans(entries, merged)
+            if int(merged["not_found_status"]) not in (400, 404):
+                raise ApiError(400, "INVALID_PARAMETER_VALUE", "not_found_status must be 404 or 400")
+            if int(merged["tasks_page_size"]) < 1:
+                raise ApiError(400, "INVALID_PARAMETER_VALUE", "tasks_page_size must be >= 1")
+            if "speed" in changes:
+                app.clock.set_speed(float(changes["speed"]))
+            app.config = merged
+            return json.loads(json.dumps(app.config))
+
+    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
+        """Arm a fault rule: count, skip, mode ("error"|"lose_reply"|"reset"), retry_after, method."""
+        self.app.faults.add({"path": path, "status": status, **rule})
+        return {"faults": self.app.faults.describe()}
+
+    def clear_faults(self) -> None:
+        self.app.faults.clear()
+
+    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
+        """Park the next matching request(s) ``before`` or ``after`` the work (count, timeout)."""
+        return self.app.holds.arm({"path": path, "phase": phase, **rule})
+
+    def holds(self) -> dict[str, Any]:
+        """``{"held": [{id, path, phase, run_id, since, client_connected}], "armed": [...]}``."""
+        return self.app.holds.describe()
+
+    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
+        """Let held requests go on (or, ``abandon``, drop them with no reply); returns how many."""
+        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
+
+    def advance(self, seconds: float) -> float:
+        """Move the emulator clock forward; returns the new emulator time."""
+        return self.app.clock.advance(float(seconds))
+
+    def expire(self, run_id: int) -> int:
+        """Make a run's history expire: runs/get and get-output answer not-found from now on."""
+        with self.app.lock:
+            run = self.app.runs.get(int(run_id))
+            if run is None:
+                raise self.app.not_found("Run", run_id)
+            run.expired = True
+        return int(run_id)
+
+    def seed_job(
+        self, job_id: int | None = None, name: str | None = None, settings: dict[str, Any] | None = None
+    ) -> int:
+        """Create a job without going through jobs/create (for run-now tests); returns its id."""
+        settings = dict(settings or {})
+        if name is not None:
+            settings["name"] = name
+        return self.app.add_job(settings, job_id)
+
+    # -- HTTP dispatch (the App protocol of _http) --------------------------------------------
+    def handle(self, request: Request) -> Response:
+        if request.path.startswith(CONTROL_PREFIX):
+            return self._handle_control(request)
+        match = API_PATH.match(request.path)
+        if match is None:
+            raise ApiError(404, "ENDPOINT_NOT_FOUND", f"No API found for '{request.method} {request.path}'")
+        version, route = match.groups()
+        return self._handle_api(request, version, route)
+
+    def _handle_api(self, request: Request, version: str, route: str) -> Response:
+        app = self.app
+        with app.lock:
+            app.calls[route] += 1
+        method, handler = app.routes.get(route, (None, None))
+        if handler is None or method != request.method:
+            raise ApiError(404, "ENDPOINT_NOT_FOUND", f"No API found for '{request.method} /{route}'")
+        if request.headers.get("Authorization") != f"Bearer {self.token}":
+            raise ApiError(401, "UNAUTHENTICATED", "Invalid access token.")
+        fault = app.faults.take(route, request.method)
+        if fault is not None and fault.mode == "error":
+            return fault.error().response()
+        held = app.holds.take(route, "before", request)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        try:
+            response = Response(200, handler(request, version))
+        except ApiError as err:
+            response = err.response()
+        run_id = response.body.get("run_id", request.params.get("run_id"))
+        held = app.holds.take(route, "after", request, run_id=run_id)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        if fault is not None and fault.mode == "lose_reply":
+            return fault.error().response()
+        if fault is not None and fault.mode == "reset":
+            return Response(drop=True)
+        return response
+
+    def _handle_control(self, request: Request) -> Response:
+        name = request.path[len(CONTROL_PREFIX) :].strip("/")
+        action = self._control.get((request.method, name))
+        if action is None:
+            raise ApiError(404, "ENDPOINT_NOT_FOUND", f"No control API '{request.method} {request.path}'")
+        body = request.body if request.body is not None else {}
+        if name not in ("faults", "holds") and not isinstance(body, dict):
+            raise ApiError(400, "MALFORMED_REQUEST", "control request body must be a JSON object")
+        try:
+            return Response(200, action(body))
+        except TypeError as err:  # a wrong keyword in the body
+            raise ApiError(400, "INVALID_PARAMETER_VALUE", str(err)) from None
+
+    def _post_faults(self, body: Any) -> dict[str, Any]:
+        if isinstance(body, dict) and body.get("clear"):
+            self.clear_faults()
+            return {"faults": []}
+        for spec in _as_list(body):
+            self.app.faults.add(spec)
+        return {"faults": self.app.faults.describe()}
+
+    def _clock_state(self) -> dict[str, Any]:
+        return {"now": self.app.clock.now(), "speed": self.app.clock.speed}
+
+    def _post_clock(self, body: dict[str, Any]) -> dict[str, Any]:
+        if "speed" in body:
+            self.configure(speed=body["speed"])
+        if "advance" in body:
+            self.advance(body["advance"])
+        return self._clock_state()
+
+
+def _as_list(body: Any) -> list[dict[str, Any]]:
+    return body if isinstance(body, list) else [body]
+
+
+def _run_ids(body: dict[str, Any]) -> list[int]:
+    if "run_ids" in body:
+        return [int(r) for r in body["run_ids"]]
+    if "run_id" not in body:
+        raise ApiError(400, "INVALID_PARAMETER_VALUE", "expire needs 'run_id' (or 'run_ids')")
+    return [int(body["run_id"])]
