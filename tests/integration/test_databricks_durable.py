@@ -23,7 +23,7 @@ def emu(databricks_conn_env):
 
 @pytest.fixture(scope="module")
 def dags():
-    return driver.load_module("databricks_scenarios")
+    return driver.load("databricks_scenarios")
 
 
 def submissions(emu) -> list[dict]:

@@ -1,0 +1,34 @@
+"""The demo's DAGs: each scenario twice, once with the official operator and once with ours.
+
+Only the import differs between a pair; every argument is the same.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pendulum
+from airflow.providers.databricks.operators import databricks as official
+from airflow.sdk import DAG
+
+from durable_jobs.operators import databricks as durable
+
+START = pendulum.datetime(2026, 1, 1, tz="UTC")
+ARGS = dict(
+    tasks=[{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/nightly_etl"}}],
+    polling_period_seconds=0.2, databricks_retry_limit=2, databricks_retry_delay=0.01,
+    retries=2, retry_delay=timedelta(0),
+)
+SCENARIOS = {
+    "deferrable": dict(deferrable=True, wait_for_termination=True),
+    "lost_reply": dict(),
+    "clear": dict(),
+}
+DAGS = {}
+for scenario, extra in SCENARIOS.items():
+    for flavour, module in (("official", official), ("durable", durable)):
+        dag_id = f"demo_{scenario}_{flavour}"
+        with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
+            module.DatabricksSubmitRunOperator(task_id="nightly_etl", **ARGS, **extra)
+        DAGS[dag_id] = dag
+        globals()[dag_id] = dag
