@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,12 @@ from airflow.sdk import DagRunState, timezone
 from airflow.sdk.definitions.dag import _run_task
 from airflow.utils.state import TaskInstanceState
 from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+FINISHED = frozenset(
+    {TaskInstanceState.SUCCESS, TaskInstanceState.FAILED, TaskInstanceState.SKIPPED,
+     TaskInstanceState.UPSTREAM_FAILED, TaskInstanceState.REMOVED}
+)
+
 
 def load_module(name: str, folder: Path):
     """Import a DAG file by path under a unique module name (each call builds fresh DAG objects)."""
@@ -75,7 +82,7 @@ def start(dag) -> DagRun:
     return _reload(session, dr.dag_id, dr.run_id)
 
 
-def drive(dag, dr: DagRun, *, max_tries: int | None = None) -> DagRun:
+def drive(dag, dr: DagRun, *, max_tries: int | None = None, stall_seconds: float = 60) -> DagRun:
     """Run ``dr`` with ``dag``'s operators until it ends, or until ``max_tries`` task tries have run.
 
     Passing a different ``dag`` object (same dag_id) between calls is how a test edits the DAG
@@ -87,6 +94,7 @@ def drive(dag, dr: DagRun, *, max_tries: int | None = None) -> DagRun:
     dr = session.query(DagRun).filter_by(dag_id=dr.dag_id, run_id=dr.run_id).one()  # the DB's view, not ours
     dr.dag = DagSerialization.deserialize_dag(DagSerialization.serialize_dag(dag))
     ran = 0
+    last_progress = time.monotonic()
     while dr.state == DagRunState.RUNNING:
         session.expire_all()
         if max_tries is not None and ran >= max_tries:
@@ -100,16 +108,19 @@ def drive(dag, dr: DagRun, *, max_tries: int | None = None) -> DagRun:
         session.commit()
         scheduled = [t for t in dr.get_task_instances(session=session) if t.state == TaskInstanceState.SCHEDULED]
         if not scheduled:
-            unfinished = [t for t in dr.get_task_instances(session=session) if t.state not in
-                          (TaskInstanceState.SUCCESS, TaskInstanceState.FAILED, TaskInstanceState.SKIPPED,
-                           TaskInstanceState.UPSTREAM_FAILED, TaskInstanceState.REMOVED)]
-            if unfinished and max_tries is None:
-                raise RuntimeError(f"run stuck with {[(t.task_id, t.state) for t in unfinished]}")
-            dr.update_state(session=session)
-            session.commit()
+            unfinished = [t for t in dr.get_task_instances(session=session) if t.state not in FINISHED]
             if not unfinished:
+                dr.update_state(session=session)
+                session.commit()
                 continue
-            break
+            if max_tries is not None:
+                break
+            # Waiting for a reschedule or retry date, as dag.test() does; give up when nothing moves.
+            if time.monotonic() - last_progress > stall_seconds:
+                raise RuntimeError(f"run stuck with {[(t.task_id, t.state) for t in unfinished]}")
+            time.sleep(0.1)
+            continue
+        last_progress = time.monotonic()
         for ti in scheduled:
             if max_tries is not None and ran >= max_tries:
                 break

@@ -13,6 +13,9 @@ import pendulum
 
 from airflow.sdk import DAG
 
+from airflow.providers.amazon.aws.operators.batch import BatchOperator as OfficialBatchOperator
+from airflow.providers.amazon.aws.operators.glue import GlueJobOperator as OfficialGlueJobOperator
+
 from durable_jobs.operators.aws import BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
@@ -27,17 +30,17 @@ def _dag(dag_id: str, operator, **kwargs) -> DAG:
     return dag
 
 
-def batch(dag_id: str, **kwargs) -> DAG:
+def batch(dag_id: str, *, operator=BatchOperator, **kwargs) -> DAG:
     args = dict(job_name="nightly-etl", job_queue="durable-queue", job_definition="durable-job-def",
                 poll_interval=0.2)
-    return _dag(dag_id, BatchOperator, **{**args, **kwargs})
+    return _dag(dag_id, operator, **{**args, **kwargs})
 
 
-def glue(dag_id: str, **kwargs) -> DAG:
+def glue(dag_id: str, *, operator=GlueJobOperator, **kwargs) -> DAG:
     args = dict(job_name="durable-glue-etl", script_location="s3://durable-bucket/scripts/etl.py",
                 iam_role_arn=ROLE_ARN, s3_bucket="durable-bucket", job_poll_interval=0.2, waiter_delay=0.2,
                 concurrent_run_limit=5)
-    return _dag(dag_id, GlueJobOperator, **{**args, **kwargs})
+    return _dag(dag_id, operator, **{**args, **kwargs})
 
 
 def emr(dag_id: str, **kwargs) -> DAG:
@@ -54,9 +57,12 @@ batch_fails_deferrable = batch("aws_batch_fails_deferrable", job_definition="dur
 batch_tagged = batch("aws_batch_tagged", tags={"team": "data", "cost-center": "42"})
 batch_keep_on_clear = batch("aws_batch_keep_on_clear", fresh_on_clear=False)
 batch_nowait = batch("aws_batch_nowait", wait_for_completion=False)
+# The official operators, for the duplicate that botocore's own retry makes of a lost reply.
+batch_official = batch("aws_batch_official", operator=OfficialBatchOperator, wait_for_completion=False)
 
 glue_sync = glue("aws_glue_sync")
 glue_deferrable = glue("aws_glue_deferrable", deferrable=True)
+glue_official = glue("aws_glue_official", operator=OfficialGlueJobOperator, wait_for_completion=False)
 glue_fails = glue("aws_glue_fails", script_location="s3://durable-bucket/scripts/fail.py", retries=1,
                   job_name="durable-glue-fails")
 

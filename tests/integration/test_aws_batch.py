@@ -1,0 +1,306 @@
+"""AWS Batch end to end: Airflow runs the DAGs, moto (in server mode, behind our fault proxy) runs the jobs.
+
+Every failure is caused by the proxy (an AWS-shaped error, a lost reply, a lagging listing) or by
+a job that fails in moto, never by patching our code. moto gaps relied on are named from
+``durable_jobs.emulators.aws_moto.MOTO_GAPS`` where used.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from durable_jobs.emulators.aws_env import JOB_QUEUE
+from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
+from durable_jobs.hooks.aws_base import KEY_TAG
+from durable_jobs.hooks.aws_batch import BatchJobClient
+
+from . import driver, store
+
+RECORD = "batch_job_id_durable"
+
+
+@pytest.fixture(scope="module")
+def dags():
+    return driver.load("aws_scenarios")
+
+
+def jobs(aws) -> list[dict]:
+    """Every job moto holds, described (tags included), oldest first."""
+    summaries = aws.batch_jobs()
+    if not summaries:
+        return []
+    described = aws.client("batch", direct=True).describe_jobs(jobs=[s["jobId"] for s in summaries])["jobs"]
+    return sorted(described, key=lambda j: j["createdAt"])
+
+
+def release_later(aws, seconds: float = 3.0) -> threading.Timer:
+    """Keep jobs RUNNING (moto's state manager) for ``seconds``, then let them finish."""
+    aws.moto.hold()
+    timer = threading.Timer(seconds, aws.moto.progress)
+    timer.start()
+    return timer
+
+
+def xcoms(dr, task_id: str = "run") -> dict:
+    from airflow import settings
+    from airflow.models.xcom import XComModel
+
+    with settings.Session() as session:
+        rows = session.query(XComModel).filter_by(dag_id=dr.dag_id, run_id=dr.run_id, task_id=task_id).all()
+        return {row.key: XComModel.deserialize_value(row) for row in rows}
+
+
+# ------------------------------------------------------------------ happy paths
+def test_sync_success_tags_the_job_and_checkpoints(aws, dags):
+    dr = driver.run(dags.batch_sync)
+
+    result = driver.task_result(dr, "run")
+    assert (dr.state, result.state, result.try_number) == ("success", "success", 1)
+    [job] = jobs(aws)
+    record = store.get(dr, RECORD)
+    assert record["id"] == job["jobId"] and record["status"] == "SUCCEEDED"
+    assert store.get(dr, "batch_job_id") == job["jobId"]  # the bare id, as the official operators store it
+    assert job["jobName"] == f"nightly-etl-{record['nonce']}" and job["tags"][KEY_TAG] == record["nonce"]
+    pushed = xcoms(dr)
+    assert pushed["return_value"] == job["jobId"]
+    assert {"batch_job_details", "batch_job_definition", "batch_job_queue"} <= set(pushed)
+
+
+def test_deferrable_polls_in_the_trigger(aws, dags):
+    release_later(aws, 2.0)
+
+    dr = driver.run(dags.batch_deferrable)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 1)
+    assert len(jobs(aws)) == 1
+    assert aws.proxy.async_calls.get("batch:DescribeJobs", 0) >= 1  # aiobotocore, from the trigger
+    assert store.get(dr, RECORD)["status"] == "SUCCEEDED"
+
+
+def test_user_tags_are_merged_with_the_key(aws, dags):
+    dr = driver.run(dags.batch_tagged)
+
+    [job] = jobs(aws)
+    assert job["tags"] == {"team": "data", "cost-center": "42", KEY_TAG: store.get(dr, RECORD)["nonce"]}
+
+
+def test_wait_for_completion_false_returns_the_id_after_a_checkpointed_submit(aws, dags):
+    aws.moto.hold()
+    dr = driver.run(dags.batch_nowait)
+
+    [job] = jobs(aws)
+    assert job["status"] in ("SUBMITTED", "PENDING", "RUNNABLE", "STARTING", "RUNNING")
+    assert xcoms(dr)["return_value"] == job["jobId"]
+    record = store.get(dr, RECORD)
+    assert record["id"] == job["jobId"] and "status" not in record  # accepted, not succeeded
+
+
+# ------------------------------------------------------------------ retries
+@pytest.mark.parametrize(("dag_name", "skip", "count"), [("batch_sync", 2, 1), ("batch_deferrable", 2, 5)])
+def test_real_retry_reconnects_to_the_running_job(aws, dags, dag_name, skip, count):
+    # An expired session token fails the poll (botocore does not retry it); the deferrable
+    # trigger gives up after 5 failed polls in a row. Airflow retries; the retry must reconnect.
+    release_later(aws, 4.0)
+    aws.proxy.fault("batch:DescribeJobs", status=400, code="ExpiredTokenException", skip=skip, count=count)
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)
+    assert len(jobs(aws)) == 1 and len(aws.proxy.jobs_created()) == 1
+    assert xcoms(dr)["return_value"] == jobs(aws)[0]["jobId"]
+
+
+@pytest.mark.parametrize("dag_name", ["batch_fails", "batch_fails_deferrable"])
+def test_failed_job_is_retried_with_a_new_job_and_a_new_key(aws, dags, dag_name):
+    dr = driver.run(getattr(dags, dag_name))
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("failed", 2)
+    first, second = jobs(aws)
+    assert first["status"] == second["status"] == "FAILED"
+    assert first["tags"][KEY_TAG] != second["tags"][KEY_TAG]
+    assert store.get(dr, RECORD)["id"] == second["jobId"]
+
+
+@pytest.mark.parametrize("dag_name", ["batch_sync", "batch_deferrable"])
+def test_throttled_polling_is_retried_without_resubmitting(aws, dags, dag_name):
+    release_later(aws, 1.5)
+    aws.proxy.throttle("batch:DescribeJobs", count=2, skip=2)
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 1)
+    assert len(jobs(aws)) == 1
+    assert len(aws.proxy.fired) == 2
+
+
+def test_throttled_submit_is_resent_once_refused(aws, dags):
+    aws.proxy.throttle("batch:SubmitJob", count=2)
+
+    dr = driver.run(dags.batch_sync)
+
+    assert driver.task_result(dr, "run").try_number == 1
+    assert len(jobs(aws)) == 1 and aws.proxy.calls["batch:SubmitJob"] == 3
+
+
+# ------------------------------------------------------------------ the lost reply
+@pytest.mark.parametrize("mode", ["lose_reply", "reset"])
+@pytest.mark.parametrize("dag_name", ["batch_sync", "batch_deferrable"])
+def test_lost_submit_reply_gives_one_job(aws, dags, dag_name, mode):
+    aws.proxy.fault("batch:SubmitJob", mode=mode, status=500)
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 1)
+    assert len(jobs(aws)) == 1
+    assert aws.proxy.calls["batch:SubmitJob"] == 1  # found by key: never resent
+
+
+def test_official_operator_duplicates_the_job_on_a_lost_reply(aws, dags):
+    """What the durable operator prevents: botocore's own retry of SubmitJob makes a second job."""
+    aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
+
+    driver.run(dags.batch_official)
+
+    assert len(jobs(aws)) == 2
+
+
+def test_a_listing_that_has_not_caught_up_is_no_proof_of_absence(aws, dags):
+    aws.proxy.lag(0.6)  # the consistency window in the tests is 1 s
+    aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
+
+    dr = driver.run(dags.batch_sync)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert len(jobs(aws)) == 1
+    assert aws.proxy.calls["batch:ListJobs"] >= 2  # re-scanned until the job showed up
+
+
+def test_without_the_consistency_window_a_lagging_list_duplicates(aws):
+    """The control for the test above, at the client level: no window, one scan, a second job."""
+    aws.proxy.lag(5)
+    aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
+    client = BatchJobClient(job_queue=JOB_QUEUE, job_name="n", consistency_seconds=0)
+
+    client.submit({"jobName": "n", "jobQueue": JOB_QUEUE, "jobDefinition": "durable-job-def"}, "a" * 32)
+
+    assert len(jobs(aws)) == 2
+
+
+def test_crash_inside_the_window_is_recovered_by_find(aws, dags):
+    """A record with the intent but no id (the worker died after SubmitJob): the retry finds the job."""
+    aws.moto.hold()
+    dag = dags.batch_sync
+    dr = driver.start(dag)
+    client = BatchJobClient(job_queue=JOB_QUEUE, job_name="nightly-etl")
+    from durable_jobs.operators.checkpoint import CheckpointRecord, fingerprint, stable_json
+
+    task = dag.task_dict["run"]
+    digest, fields = fingerprint(stable_json(task._raw_request()))
+    record = CheckpointRecord.start_epoch(request_fingerprint=digest, fields=fields, try_number=1, max_tries=2,
+                                          retries=2, client=client.classpath())
+    job_id = client.submit({"jobName": "nightly-etl", "jobQueue": JOB_QUEUE, "jobDefinition": "durable-job-def"},
+                           record.nonce)
+    store.put(dr, RECORD, record.to_json())
+    aws.moto.progress()
+    _mark_first_try_failed(dr)
+
+    dr = driver.drive(dag, dr)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert [j["jobId"] for j in jobs(aws)] == [job_id]
+
+
+def _mark_first_try_failed(dr) -> None:
+    """Try 1 died (as a crashed worker's try ends up): up_for_retry, try_number 1."""
+    from airflow import settings
+    from airflow.models.taskinstance import TaskInstance
+
+    with settings.Session() as session:
+        ti = session.query(TaskInstance).filter_by(dag_id=dr.dag_id, run_id=dr.run_id, task_id="run").one()
+        ti.try_number = 1
+        ti.state = "up_for_retry"
+        session.commit()
+
+
+# ------------------------------------------------------------------ clears and edits
+def test_clear_starts_fresh_with_a_new_key(aws, dags):
+    dag = dags.batch_sync
+    dr = driver.run(dag)
+    first = store.get(dr, RECORD)["nonce"]
+
+    driver.clear(dr, ["run"])
+    dr = driver.drive(dag, dr)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert len(jobs(aws)) == 2 and store.get(dr, RECORD)["nonce"] != first
+
+
+def test_clear_reconnects_when_fresh_on_clear_is_off(aws, dags):
+    dag = dags.batch_keep_on_clear
+    dr = driver.run(dag)
+    driver.clear(dr, ["run"])
+    dr = driver.drive(dag, dr)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert len(jobs(aws)) == 1
+
+
+def test_changed_request_starts_fresh_and_names_the_field(aws, dags, capfd):
+    aws.moto.hold()
+    aws.proxy.fault("batch:DescribeJobs", status=400, code="ExpiredTokenException", skip=2)
+    dag = dags.batch_sync
+    dr = driver.start(dag)
+    driver.drive(dag, dr, max_tries=1)
+    assert driver.task_result(dr, "run").state == "up_for_retry"
+    aws.moto.progress()
+
+    edited = dags.batch("aws_batch_sync", parameters={"day": "2026-01-02"})
+    dr = driver.drive(edited, dr)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)
+    assert len(jobs(aws)) == 2
+    out = capfd.readouterr()
+    assert "request changed since the checkpoint (fields: parameters)" in out.out + out.err
+
+
+# ------------------------------------------------------------------ tagging permission
+def test_missing_tag_permission_falls_back_to_the_name(aws, dags, capfd):
+    aws.proxy.deny("batch:SubmitJob", "batch:TagResource", count=1)
+
+    dr = driver.run(dags.batch_sync)
+
+    assert driver.task_result(dr, "run").state == "success"
+    [job] = jobs(aws)
+    assert KEY_TAG not in (job.get("tags") or {})
+    assert job["jobName"].endswith(store.get(dr, RECORD)["nonce"])
+    out = capfd.readouterr()
+    assert "batch:TagResource" in out.out + out.err
+
+
+def test_missing_tag_permission_with_user_tags_names_the_permission(aws, dags, capfd):
+    aws.proxy.deny("batch:SubmitJob", "batch:TagResource")
+
+    dr = driver.run(dags.batch_tagged)
+
+    assert driver.task_result(dr, "run").state == "failed"
+    assert jobs(aws) == []
+    out = capfd.readouterr()
+    assert "lacks batch:TagResource" in out.out + out.err
+
+
+def test_fifty_user_tags_leave_the_key_in_the_name(aws):
+    client = BatchJobClient(job_queue=JOB_QUEUE, job_name="n")
+    tags = {f"t{i}": "v" for i in range(50)}
+    job_id = client.submit({"jobName": "n", "jobQueue": JOB_QUEUE, "jobDefinition": "durable-job-def",
+                            "tags": tags}, "b" * 32)
+
+    [job] = jobs(aws)
+    assert job["tags"] == tags and client.find("b" * 32) == job_id
