@@ -1,0 +1,145 @@
+"""DJ051, DJ052, DJ061: the submit-and-poll split and its fire-and-forget relatives.
+
+DJ051 never decides the split: it always states that a successful submit only means
+*accepted*, lays out the trade-off (Triggerer / job length / worker slots) and, on Airflow 3.3+,
+says to keep ``durable=True`` on the submit task whichever way the user goes. A split is a
+fire-and-forget submit task plus a sensor or poll task that reads that task's output (XComArg,
+``xcom_pull`` in code or templates) - a sensor on something else is not the same job.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from durable_jobs.lint.analysis import Module
+from durable_jobs.lint.context import FileContext
+from durable_jobs.lint.exprs import is_false, is_true, kwargs, str_value
+from durable_jobs.lint.graph import TaskNode
+from durable_jobs.lint.imports import last
+from durable_jobs.lint.vendors import (
+    fire_and_forget_arg, is_sensor_class, is_status_call, is_submit_call, is_wait_call,
+)
+
+_WAIT_ARGS = ("wait_for_termination", "wait_for_completion")
+
+
+def _calls(mod: Module, node: TaskNode) -> list[ast.Call]:
+    if node.root is None:
+        return []
+    return [c for f in mod.reach(node.root) for c in f.own_nodes() if isinstance(c, ast.Call)]
+
+
+def _sleeps_in_loop(mod: Module, node: TaskNode) -> bool:
+    if node.root is None:
+        return False
+    for func in mod.reach(node.root):
+        for loop in func.own_nodes():
+            if isinstance(loop, ast.While) and any(
+                isinstance(c, ast.Call) and last(mod.imports.dotted(c.func)).endswith("sleep")
+                for c in ast.walk(loop)
+            ):
+                return True
+    return False
+
+
+def submit_reason(mod: Module, node: TaskNode) -> tuple[ast.AST, str] | None:
+    """Where and why ``node`` returns as soon as the job is accepted, if it does."""
+    if node.cls is not None and node.root is None:
+        arg = fire_and_forget_arg(node.cls, node.call)
+        if arg is None:
+            return None
+        for kw in node.call.keywords:
+            if kw.value is arg:
+                return arg, f"{kw.arg}={ast.unparse(kw.value)}"
+        return node.call, f"{last(node.cls)} does not wait for the job by default"
+    if node.root is None or node.root.sensor or not mod.imports.touches_vendor():
+        return None
+    calls = _calls(mod, node)
+    submits = [c for c in calls if is_submit_call(c)]
+    if not submits:
+        return None
+    for call in submits:
+        if fire_and_forget_arg(None, call) is not None:
+            return call, f"{ast.unparse(call.func)}(...) returns on acceptance"
+    if any(is_wait_call(c) or is_status_call(c) for c in calls) or _sleeps_in_loop(mod, node):
+        return None
+    return submits[0], f"{ast.unparse(submits[0].func)}(...) is never waited for"
+
+
+def is_poll(mod: Module, node: TaskNode) -> bool:
+    if is_sensor_class(node.cls) or (node.root is not None and node.root.sensor):
+        return True
+    calls = _calls(mod, node)
+    if any(is_submit_call(c) for c in calls):
+        return False
+    return any(is_wait_call(c) or is_status_call(c) for c in calls) or _sleeps_in_loop(mod, node)
+
+
+def _reschedules(node: TaskNode) -> bool:
+    mode = node.config.get("mode")
+    return str_value(mode) == "reschedule" or is_true(node.config.get("deferrable"))
+
+
+def _split_message(submit: TaskNode, polls: list[TaskNode], reason: str, modern: bool) -> str:
+    names = ", ".join(f"'{p.task_id}'" for p in polls)
+    slot = ""
+    if not all(_reschedules(p) for p in polls):
+        slot = (" The poll side does not run in mode=\"reschedule\", so it holds a worker slot "
+                "for the whole job anyway.")
+    single = ("one durable synchronous task (holds a worker slot; the operator's built-in crash "
+              "safety covers submit and poll)" if modern else
+              "one synchronous task (holds a worker slot for the run)")
+    deferred = (" (frees the worker; the official operators' deferrable path skips the "
+                "checkpoint, durable_jobs' operators keep it)" if modern else " (frees the worker)")
+    durable = (" Whichever way you go, keep durable=True on the submit task." if modern else
+               " Crash safety for the submit task needs Airflow 3.3+ (AIP-103).")
+    return (
+        f"'{submit.task_id}' succeeds when the job is *accepted* ({reason}), not when it "
+        f"succeeds; only {names} reflects the job's outcome. This is a trade-off, not a fixed "
+        f"answer: with a Triggerer, one deferrable task with wait_for_termination=True{deferred}; "
+        f"without one and a short/medium job, {single}; a genuinely long job keeps the split with "
+        f"a mode=\"reschedule\" sensor.{slot}{durable}"
+    )
+
+
+def check(ctx: FileContext) -> None:
+    mod = ctx.module
+    graph = mod.graph
+    polls = [n for n in graph.nodes if is_poll(mod, n)]
+    for submit in graph.nodes:
+        found = submit_reason(mod, submit)
+        if found is None:
+            continue
+        mine = [p for p in polls if p is not submit and submit.id in p.refs]
+        if not mine:
+            continue
+        ctx.report("DJ051", submit.anchor, _split_message(submit, mine, found[1], ctx.modern))
+        _check_dependents(ctx, submit, mine)
+    for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
+        kw = kwargs(call)
+        wait = next((kw[a] for a in _WAIT_ARGS if is_false(kw.get(a))), None)
+        if is_true(kw.get("deferrable")) and wait is not None:
+            ctx.report("DJ061", wait, (
+                "deferrable=True with wait_for_termination=False: the operator only defers when "
+                "it waits, so this task neither defers nor polls and succeeds on acceptance; "
+                "set wait_for_termination=True"))
+
+
+def _check_dependents(ctx: FileContext, submit: TaskNode, polls: list[TaskNode]) -> None:
+    graph = ctx.module.graph
+    poll_ids = {p.id for p in polls}
+    sensor = f"'{polls[0].task_id}'"
+    for edge in graph.downstream(submit.id):
+        if edge.down in poll_ids or poll_ids & graph.ancestors(edge.down):
+            continue
+        down = graph.node(edge.down)
+        ctx.report("DJ052", (edge.line, edge.col), (
+            f"'{down.task_id}' depends on submit task '{submit.task_id}' instead of sensor "
+            f"{sensor}: it runs as soon as the job is accepted, even if the job then fails; "
+            f"make it depend on {sensor}"))
+    for name in ("on_success_callback", "sla"):
+        value = submit.config.get(name)
+        if value is not None:
+            ctx.report("DJ052", value, (
+                f"{name} on submit task '{submit.task_id}' fires when the job is accepted, not "
+                f"when it finishes; attach it to sensor {sensor}"))
