@@ -44,5 +44,5 @@ def get_provider_info() -> dict:
                 "python-modules": ["durable_jobs.triggers.job"],
             }
         ],
-        "extra-links": ["durable_jobs.operators.databricks.DurableDatabricksJobRunLink"],
+        "extra-links": ["durable_jobs.operators.databricks.DatabricksJobRunLink"],
     }

@@ -10,6 +10,7 @@ starts a new epoch.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Mapping
 from datetime import datetime
@@ -179,6 +180,10 @@ class DatabricksJobClient(JobClient):
         except Exception as err:
             if is_not_found_error(err):
                 return JobStatus(JobPhase.MISSING, "NOT_FOUND:", str(err))
+            if getattr(err, "http_status_code", None) == 400:
+                # The async hook drops the body, so "Run N does not exist." cannot be told from a
+                # real bad request: ask once more through the sync hook, which keeps the body.
+                return await asyncio.to_thread(self.status, job_id)
             raise
         return self._to_status(run)
 

@@ -1,0 +1,132 @@
+"""JobTrigger: serialisation round trip, one event per job, and cancel-on-kill policy."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from durable_jobs.cancel import decide_cancel, validate_policy
+from durable_jobs.exceptions import DurableJobConfigError
+from durable_jobs.hooks.databricks import DatabricksJobClient
+from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.triggers.job import JobTrigger
+
+REQUEST = {"run_name": "unit", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
+
+
+def make_trigger(job_id, **kw) -> JobTrigger:
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    args = dict(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
+                poll_interval=0.05, jitter=0.0)
+    args.update(kw)
+    return JobTrigger(**args)
+
+
+def events(trigger: JobTrigger) -> list[dict]:
+    async def collect():
+        return [event.payload async for event in trigger.run()]
+
+    return asyncio.run(collect())
+
+
+def test_serialize_round_trip():
+    trigger = make_trigger(1234, cancel_on_kill="never", echo={"repair_run": True}, run_page_url="u")
+    classpath, kwargs = trigger.serialize()
+    assert classpath == "durable_jobs.triggers.job.JobTrigger"
+    again = JobTrigger(**kwargs)
+    assert again.serialize() == (classpath, kwargs)
+    from airflow.sdk.serde import deserialize, serialize
+
+    assert deserialize(serialize(kwargs)) == kwargs  # what the triggerer stores and reads back
+
+
+@pytest.mark.parametrize("outcome", ["SUCCESS", "FAILED"])
+def test_yields_exactly_one_event_at_the_end(databricks_conn_env, outcome):
+    databricks_conn_env.configure(default_outcome=outcome, running_seconds=0.3)
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+
+    [event] = events(make_trigger(run_id))
+
+    assert event["job_id"] == run_id
+    assert event["status"] == ("success" if outcome == "SUCCESS" else "failed")
+    assert event["state"] == f"TERMINATED:{outcome}"
+    assert databricks_conn_env.ledger()["calls"]["jobs/runs/get"] >= 2
+
+
+def test_a_fresh_trigger_resumes_polling_the_same_run(databricks_conn_env):
+    """What a triggerer restart does: a new instance from the stored kwargs."""
+    databricks_conn_env.configure(running_seconds=0.3)
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    _, kwargs = make_trigger(run_id).serialize()
+
+    [event] = events(JobTrigger(**kwargs))
+
+    assert event["status"] == "success"
+    assert databricks_conn_env.ledger()["runs_created"] == 1
+
+
+def test_gives_up_with_an_error_event_after_consecutive_poll_failures(databricks_conn_env):
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    databricks_conn_env.add_fault("jobs/runs/get", status=500, count=-1)
+
+    [event] = events(make_trigger(run_id, max_consecutive_errors=2, client_kwargs={**client.serialize(),
+                                                                                  "retry_limit": 1}))
+
+    assert event["status"] == "error" and "500" in event["message"]
+    assert databricks_conn_env.ledger()["cancels"] == []
+
+
+@pytest.mark.parametrize(("policy", "cancels"), [("always", 1), ("never", 0), ("user", 0)])
+def test_on_kill_applies_the_policy(databricks_conn_env, policy, cancels):
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    trigger = make_trigger(run_id, cancel_on_kill=policy)  # no task instance: Airflow cannot be asked
+
+    asyncio.run(trigger.on_kill())
+
+    assert len(databricks_conn_env.ledger()["cancels"]) == cancels
+
+
+def test_cleanup_never_cancels(databricks_conn_env):
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    asyncio.run(make_trigger(run_id, cancel_on_kill="always").cleanup())
+    assert databricks_conn_env.ledger()["cancels"] == []
+
+
+@pytest.mark.parametrize(
+    ("policy", "state", "alive", "cancel"),
+    [
+        ("user", "running", "running", False),  # SIGTERM from eviction/deploy: Airflow still runs it
+        ("user", "failed", "running", True),  # mark-failed
+        ("user", "success", "running", True),  # mark-success
+        ("user", "restarting", "running", True),  # clear of a running task
+        ("user", "none", "deferred", True),  # clear of a deferred task
+        ("user", "deferred", "deferred", False),  # trigger moved to another triggerer
+        ("user", None, "running", False),  # Airflow unreachable (heartbeat loss): infrastructure
+        ("always", "running", "running", True),
+        ("never", "failed", "running", False),
+    ],
+)
+def test_cancel_decision(policy, state, alive, cancel):
+    assert decide_cancel(policy, state, still_alive_state=alive) is cancel
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [({"poll_interval": 0}, "polling interval"), ({"poll_interval": "30"}, "polling interval"),
+     ({"max_consecutive_errors": 0}, "max_consecutive_errors"), ({"jitter": 1.5}, "jitter"),
+     ({"cancel_on_kill": "sometimes"}, "cancel_on_kill")],
+)
+def test_bad_arguments_are_named(kwargs, argument):
+    with pytest.raises(DurableJobConfigError, match=argument):
+        make_trigger(1, **kwargs)
+
+
+def test_policy_validation_lists_the_choices():
+    with pytest.raises(DurableJobConfigError, match="'user', 'always', 'never'"):
+        validate_policy("sometimes")
