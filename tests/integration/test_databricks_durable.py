@@ -344,3 +344,19 @@ def test_bad_record_error_names_the_key():
 
     with pytest.raises(CheckpointError, match="databricks_run_id_durable"):
         parse_record({"v": 1}, key="databricks_run_id_durable")
+
+
+def test_store_read_error_fails_the_try_instead_of_submitting(emu, dags, monkeypatch, capfd):
+    import airflow.state
+
+    monkeypatch.setenv("AIRFLOW__STATE_STORE__BACKEND", "tests.integration.failing_backend.UnreadableBackend")
+    monkeypatch.setattr(airflow.state, "_backend_instance", None)  # Airflow caches the backend per process
+    dag = dags.build("dj_submit_sync", retries=0)
+
+    dr = driver.run(dag)
+
+    assert driver.task_result(dr, "run").state == "failed"
+    assert emu.ledger()["submissions"] == []  # never treated as "no record"
+    out = capfd.readouterr()
+    assert "CheckpointError: could not read the checkpoint 'databricks_run_id_durable'" in out.out + out.err
+    monkeypatch.setattr(airflow.state, "_backend_instance", None)
