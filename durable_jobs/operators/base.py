@@ -210,7 +210,9 @@ class DurableJobMixin(ResumableJobMixin):
             store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
 
     def _key(self, record: CheckpointRecord) -> str:
-        return self.job_client.format_key(record.nonce, self.user_idempotency_token())
+        if record.key is None:
+            record.key = self.job_client.format_key(record.nonce, self.user_idempotency_token())
+        return record.key
 
     # ----------------------------------------------------------------- the protocol
     def execute(self, context: Context) -> Any:
@@ -273,6 +275,7 @@ class DurableJobMixin(ResumableJobMixin):
             request_fingerprint=digest, fields=fields, try_number=now.try_number, max_tries=now.max_tries,
             retries=now.retries, client=self.job_client.classpath(),
         )
+        self._key(record)
         self._write(store, record)  # the intent, before anything reaches the vendor
         return record, self._submit(context, store, record, fresh_key=True)
 

@@ -4,7 +4,11 @@
 
     {"v": 1, "nonce": "<uuid4 hex>", "id": <external id or null>, "ts": "<intent time, UTC ISO>",
      "fingerprint": "<sha256>", "fields": {"<top-level field>": "<8 hex>"}, "try_number": 1,
-     "max_tries": 3, "retries": 3, "client": "<JobClient classpath>", "status": null}
+     "max_tries": 3, "retries": 3, "client": "<JobClient classpath>", "key": "<vendor key>",
+     "status": null}
+
+``key`` is the nonce as formatted for the vendor (with a user's own token, if any), kept so a
+same-key resubmit sends byte-for-byte what the lost submit sent.
 
 The nonce is random and made when an epoch starts: a key derived from dag_id/run_id would be
 handed back to a fresh submit after the record is wiped (clear_on_success, state-store clean,
@@ -88,6 +92,7 @@ class CheckpointRecord:
     retries: int | None = None
     client: str | None = None
     status: str | None = None
+    key: str | None = None
     legacy: bool = False
 
     @classmethod
@@ -106,6 +111,8 @@ class CheckpointRecord:
             "fingerprint": self.fingerprint, "fields": self.fields, "try_number": self.try_number,
             "max_tries": self.max_tries, "retries": self.retries, "client": self.client,
         }
+        if self.key is not None:
+            data["key"] = self.key
         if self.status is not None:
             data["status"] = self.status
         return data
@@ -143,7 +150,7 @@ def parse_record(value: Any, *, key: str) -> CheckpointRecord | None:
             nonce=nonce, id=value.get("id"), ts=value.get("ts"), fingerprint=value.get("fingerprint"),
             fields=dict(value.get("fields") or {}), try_number=_opt_int(value.get("try_number")),
             max_tries=_opt_int(value.get("max_tries")), retries=_opt_int(value.get("retries")),
-            client=value.get("client"), status=value.get("status"),
+            client=value.get("client"), status=value.get("status"), key=value.get("key"),
         )
     except (TypeError, ValueError) as err:
         raise CheckpointError(_bad(key, value, str(err))) from err

@@ -59,7 +59,7 @@ def test_sync_success_checkpoints_and_pushes_xcoms(emu, dags):
     assert emu.ledger()["runs_created"] == 1
     record = store.record(dr)
     assert record["id"] == run["run_id"] and record["status"] == "SUCCEEDED"
-    assert run["idempotency_token"] == record["nonce"]
+    assert run["idempotency_token"] == record["nonce"] == record["key"]
     assert store.get(dr, store.BARE_KEY) == run["run_id"]  # the official operator can still read it
     pushed = xcoms(dr)
     assert pushed["run_id"] == run["run_id"]

@@ -1,0 +1,274 @@
+"""Drop-in durable ``BatchOperator``, ``GlueJobOperator`` and ``EmrServerlessStartJobOperator``.
+
+Change one import line::
+
+    from airflow.providers.amazon.aws.operators.batch import BatchOperator
+    from durable_jobs.operators.aws import BatchOperator
+
+Same constructor arguments, template fields, XComs (return value: the job / run id; Glue also
+``glue_job_run_id``) and extra links as the official amazon-provider 9.39 operators, plus the
+mixin's ``cancel_on_kill`` and ``fresh_on_clear``. Each job is submitted exactly once on the
+synchronous and the deferrable path. How the key travels per service (job name and tag, a Glue
+argument, ``clientToken``) is in the ``durable_jobs.hooks.aws_*`` modules.
+
+Differences from the official operators, on purpose:
+
+* ``on_kill`` cancels only when a *user* stopped the task (``cancel_on_kill="user"``), on both paths.
+  Glue's ``stop_job_run_on_kill`` (official default False: a killed task leaves its run going) is
+  superseded by ``cancel_on_kill``; EMR Serverless's boolean ``cancel_on_kill`` maps True → "user",
+  False → "never".
+* The synchronous Batch path polls every ``poll_interval`` seconds (the official one ignores it there
+  and sleeps 1–10 s at random); Glue's synchronous path keeps the official loop (``verbose`` logs).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from airflow.providers.amazon.aws.links.batch import BatchJobDetailsLink
+from airflow.providers.amazon.aws.operators import batch as _batch
+from airflow.providers.amazon.aws.operators import emr as _emr
+from airflow.providers.amazon.aws.operators import glue as _glue
+from airflow.providers.amazon.aws.utils import trim_none_values
+
+from durable_jobs.hooks.aws_batch import BatchJobClient
+from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
+from durable_jobs.hooks.aws_glue import GlueJobClient
+from durable_jobs.hooks.base import JobPhase
+from durable_jobs.operators.base import DurableJobMixin, with_official_signature
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+
+class _AwsDurableMixin(DurableJobMixin):
+    """What the AWS operators share: connection arguments, and the id as the return value."""
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        return {
+            "region_name": self.region_name, "verify": self.verify,
+            "botocore_config": self.botocore_config if isinstance(self.botocore_config, dict) else None,
+        }
+
+    @property
+    def wait_for_termination(self) -> bool:
+        # The official Batch and Glue operators always wait when deferrable.
+        return bool(self.wait_for_completion or self.deferrable)
+
+    def _after_submit(self, context, store, record, job_id):
+        result = super()._after_submit(context, store, record, job_id)
+        if not self.wait_for_termination:
+            return job_id  # the official operators return the id without waiting, too
+        return result
+
+
+class BatchOperator(_AwsDurableMixin, _batch.BatchOperator):
+    """The official ``BatchOperator``, submitting each AWS Batch job exactly once."""
+
+    __init__ = with_official_signature(_batch.BatchOperator)
+    external_id_key = "batch_job_id"
+    durable_request_fields = ("share_identifier", "scheduling_priority_override", "submit_job_timeout")
+
+    @property
+    def poll_interval_seconds(self) -> float:
+        return self.poll_interval
+
+    def make_job_client(self) -> BatchJobClient:
+        return BatchJobClient(
+            self.aws_conn_id, job_queue=self.job_queue, job_name=self.job_name, **self._client_kwargs()
+        )
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        self.log.info(
+            "Running AWS Batch job - job definition: %s - on queue %s", self.job_definition, self.job_queue
+        )
+        args = {
+            "jobName": self.job_name, "jobQueue": self.job_queue, "jobDefinition": self.job_definition,
+            "arrayProperties": self.array_properties, "parameters": self.parameters, "tags": self.tags,
+            "containerOverrides": self.container_overrides,
+            "ecsPropertiesOverride": self.ecs_properties_override,
+            "eksPropertiesOverride": self.eks_properties_override, "nodeOverrides": self.node_overrides,
+            "retryStrategy": self.retry_strategy, "shareIdentifier": self.share_identifier,
+            "schedulingPriorityOverride": self.scheduling_priority_override,
+        }
+        if self.submit_job_timeout:
+            args["timeout"] = {"attemptDurationSeconds": self.submit_job_timeout}
+        return trim_none_values(args)
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        self.job_id = job_id
+        BatchJobDetailsLink.persist(
+            context=context, operator=self, region_name=self.hook.conn_region_name,
+            aws_partition=self.hook.conn_partition, job_id=job_id,
+        )
+        self._persist_links(context)
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        self.job_id = job_id
+        if self.awslogs_enabled:
+            self._print_awslogs(job_id)
+        self._persist_cloudwatch_link(context)
+        return job_id
+
+    def _print_awslogs(self, job_id: str) -> None:
+        try:
+            fetcher = self._get_batch_log_fetcher(job_id)
+            for message in fetcher.get_last_log_messages(10000) if fetcher else []:
+                self.log.info(message)
+        except Exception:  # noqa: BLE001 - logs are a courtesy, as in the official operator
+            self.log.warning("Unable to retrieve CloudWatch logs for AWS Batch job: %s", job_id, exc_info=True)
+
+
+class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
+    """The official ``GlueJobOperator``, starting each Glue job run exactly once."""
+
+    __init__ = with_official_signature(_glue.GlueJobOperator)
+
+    @property
+    def poll_interval_seconds(self) -> float:
+        return self.waiter_delay if self.deferrable else self.job_poll_interval
+
+    def make_job_client(self) -> GlueJobClient:
+        return GlueJobClient(self.aws_conn_id, job_name=self.job_name, **self._client_kwargs())
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        script_args = self._build_script_args(context)
+        self.log.info("Initializing AWS Glue Job: %s. Wait for completion: %s", self.job_name,
+                      self.wait_for_completion)
+        # The Glue *job* (the definition, not a run): get-or-create is idempotent.
+        hook = self.hook
+        job_name = hook.create_or_update_glue_job() if self.update_config else hook.get_or_create_glue_job()
+        return {"JobName": job_name, "Arguments": script_args, **(self.run_job_kwargs or {})}
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        self._job_run_id = None  # let the official helper push the XCom and link again on this try
+        self._set_job_run_id(context, job_id)
+
+    def wait_for_job(self, context: Context, job_id: Any) -> None:
+        # The official loop: same logs (verbose), same error (GlueJobRunStoppedError).
+        _glue.GlueJobOperator.poll_until_complete(self, job_id, context)
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        return job_id
+
+
+def _emr_serverless_init():
+    base = with_official_signature(_emr.EmrServerlessStartJobOperator)
+
+    def __init__(self, **kwargs: Any) -> None:
+        cancel = kwargs.get("cancel_on_kill", True)
+        if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
+            kwargs["cancel_on_kill"] = "user" if cancel else "never"
+        self._durable_user_token = kwargs.get("client_request_token") or None
+        base(self, **kwargs)
+
+    __init__.__signature__ = base.__signature__  # type: ignore[attr-defined]
+    __init__.__doc__ = base.__doc__
+    return __init__
+
+
+class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJobOperator):
+    """The official ``EmrServerlessStartJobOperator``, starting each job run exactly once."""
+
+    __init__ = _emr_serverless_init()
+    external_id_key = "emr_serverless_job_run_id"
+
+    @property
+    def wait_for_termination(self) -> bool:
+        return bool(self.wait_for_completion)  # the official operator returns early when False, deferrable or not
+
+    @property
+    def poll_interval_seconds(self) -> float:
+        return self.waiter_delay
+
+    def user_idempotency_token(self) -> str | None:
+        return getattr(self, "_durable_user_token", None)
+
+    def make_job_client(self) -> EmrServerlessJobClient:
+        return EmrServerlessJobClient(
+            self.aws_conn_id, application_id=self.application_id, **self._client_kwargs()
+        )
+
+    def execute(self, context: Context, event: dict[str, Any] | None = None) -> Any:
+        if event is None:
+            self._start_application()  # may defer, coming back here with the trigger's event
+        return self.execute_resumable(context)
+
+    def _start_application(self) -> None:
+        from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
+        from airflow.providers.amazon.aws.triggers.emr import EmrServerlessStartApplicationTrigger
+        from airflow.providers.amazon.aws.utils.waiter_with_logging import wait
+        from datetime import timedelta
+
+        state = self.hook.conn.get_application(applicationId=self.application_id)["application"]["state"]
+        if state in EmrServerlessHook.APPLICATION_SUCCESS_STATES:
+            return
+        self.log.info("Application state is %s; starting application %s", state, self.application_id)
+        self.hook.conn.start_application(applicationId=self.application_id)
+        if self.deferrable:
+            self.defer(
+                trigger=EmrServerlessStartApplicationTrigger(
+                    application_id=self.application_id, waiter_delay=self.waiter_delay,
+                    waiter_max_attempts=self.waiter_max_attempts, aws_conn_id=self.aws_conn_id,
+                    region_name=self.region_name, verify=self.verify, botocore_config=self.botocore_config,
+                ),
+                method_name="execute", timeout=timedelta(seconds=self.waiter_max_attempts * self.waiter_delay),
+            )
+        wait(
+            waiter=self.hook.get_waiter("serverless_app_started"), waiter_max_attempts=self.waiter_max_attempts,
+            waiter_delay=self.waiter_delay, args={"applicationId": self.application_id},
+            failure_message="Serverless Application failed to start", status_message="Serverless Application status is",
+            status_args=["application.state", "application.stateDetails"],
+        )
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        self.log.info("Starting job on Application: %s", self.application_id)
+        config = dict(self.config or {})
+        config.pop("clientToken", None)
+        self.name = self.name or config.pop("name", None) or f"emr_serverless_job_airflow_{uuid.uuid4()}"
+        config.pop("name", None)
+        overrides = self.configuration_overrides
+        if self.openlineage_inject_parent_job_info:
+            overrides = _emr.inject_parent_job_information_into_emr_serverless_properties(overrides, context)
+        if self.openlineage_inject_transport_info:
+            overrides = _emr.inject_transport_information_into_emr_serverless_properties(overrides, context)
+        args = {
+            "applicationId": self.application_id, "executionRoleArn": self.execution_role_arn,
+            "jobDriver": self.job_driver, "name": self.name, **config,
+        }
+        if overrides is not None:
+            args["configurationOverrides"] = overrides
+        return args
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        self.job_id = job_id
+        self.log.info("EMR serverless job %s: %s", "reconnected" if reconnected else "started", job_id)
+        self.persist_links(context)
+
+    def wait_for_job(self, context: Context, job_id: Any) -> None:
+        """The official waiter's contract: ``waiter_max_attempts`` polls, then cancel and fail."""
+        import time
+
+        from airflow.providers.common.compat.sdk import AirflowException
+
+        for _ in range(max(1, self.waiter_max_attempts)):
+            status = self.job_client.status(job_id)
+            if status.phase is JobPhase.SUCCEEDED:
+                return
+            if status.phase is not JobPhase.ACTIVE:
+                raise self._failure(job_id, status)
+            self.log.info("Serverless Job status is: %s", status.state)
+            time.sleep(self.waiter_delay)
+        self.log.info("Cancelling EMR Serverless job %s due to max waiter attempts reached", job_id)
+        try:
+            self.job_client.cancel(job_id)
+        except Exception:  # noqa: BLE001 - as the official operator: report, then fail
+            self.log.exception("Failed to cancel EMR Serverless job %s after waiter timeout", job_id)
+        raise AirflowException("Serverless Job failed: Waiter error: max attempts reached")
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        return job_id
+
+
+__all__ = ["BatchOperator", "EmrServerlessStartJobOperator", "GlueJobOperator"]
