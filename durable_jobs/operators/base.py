@@ -97,7 +97,8 @@ class DurableJobMixin(ResumableJobMixin):
         if not isinstance(fresh_on_clear, bool):
             raise DurableJobConfigError(f"fresh_on_clear must be True or False, got {fresh_on_clear!r}")
         self.fresh_on_clear = fresh_on_clear
-        validate_poll_args(self.poll_interval_seconds, 5, 0.1)
+        validate_poll_args(self.poll_interval_seconds, 5, 0.1, name=self.poll_interval_argument)
+        self.make_job_client()  # validates the vendor arguments (retry limits, mode) at DAG-parse time
         if getattr(self, "deferrable", False) and not getattr(self, "wait_for_termination", True):
             self.log.warning(
                 "%s: deferrable=True with wait_for_termination=False neither defers nor polls: the task "
@@ -142,9 +143,12 @@ class DurableJobMixin(ResumableJobMixin):
         """Handle a failed job (for example repair it and defer again); True when handled."""
         return False
 
+    #: The operator's own name for its polling interval, used in error messages.
+    poll_interval_argument: str = "polling_period_seconds"
+
     @property
     def poll_interval_seconds(self) -> float:
-        return getattr(self, "polling_period_seconds", 30)
+        return getattr(self, self.poll_interval_argument, 30)
 
     def trigger_echo(self) -> dict[str, Any]:
         """Small serialisable data the trigger hands back in its event."""

@@ -27,10 +27,12 @@ EVENT_FAILED = "failed"
 EVENT_ERROR = "error"
 
 
-def validate_poll_args(poll_interval: Any, max_consecutive_errors: Any, jitter: Any) -> None:
+def validate_poll_args(
+    poll_interval: Any, max_consecutive_errors: Any, jitter: Any, *, name: str = "poll_interval"
+) -> None:
     if not isinstance(poll_interval, (int, float)) or isinstance(poll_interval, bool) or poll_interval <= 0:
         raise DurableJobConfigError(
-            f"polling interval must be a positive number of seconds, got {poll_interval!r}"
+            f"{name} must be a positive number of seconds (the polling interval), got {poll_interval!r}"
         )
     if not isinstance(max_consecutive_errors, int) or max_consecutive_errors < 1:
         raise DurableJobConfigError(

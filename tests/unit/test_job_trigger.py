@@ -118,7 +118,7 @@ def test_cancel_decision(policy, state, alive, cancel):
 
 @pytest.mark.parametrize(
     ("kwargs", "argument"),
-    [({"poll_interval": 0}, "polling interval"), ({"poll_interval": "30"}, "polling interval"),
+    [({"poll_interval": 0}, "poll_interval must be a positive"), ({"poll_interval": "30"}, "poll_interval"),
      ({"max_consecutive_errors": 0}, "max_consecutive_errors"), ({"jitter": 1.5}, "jitter"),
      ({"cancel_on_kill": "sometimes"}, "cancel_on_kill")],
 )

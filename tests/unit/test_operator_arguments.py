@@ -1,0 +1,59 @@
+"""Bad operator arguments fail when the DAG is parsed, naming the argument and the fix."""
+
+from __future__ import annotations
+
+import pendulum
+import pytest
+from airflow.sdk import DAG
+
+from durable_jobs.exceptions import DurableJobConfigError, DurableJobError
+from durable_jobs.operators.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+
+TASKS = [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]
+
+
+def build(**kwargs):
+    with DAG("args", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")):
+        return DatabricksSubmitRunOperator(task_id="t", tasks=TASKS, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"cancel_on_kill": "sometimes"}, "cancel_on_kill"),
+        ({"durable": "yes"}, "durable"),
+        ({"fresh_on_clear": "no"}, "fresh_on_clear"),
+        ({"polling_period_seconds": 0}, "polling_period_seconds"),
+        ({"polling_period_seconds": -5}, "polling_period_seconds"),
+        ({"databricks_retry_limit": 0}, "databricks_retry_limit"),
+        ({"databricks_retry_delay": -1}, "databricks_retry_delay"),
+    ],
+)
+def test_bad_argument_is_named_at_parse_time(kwargs, named):
+    with pytest.raises(DurableJobConfigError, match=named) as err:
+        build(**kwargs)
+    assert isinstance(err.value, ValueError) and isinstance(err.value, DurableJobError)
+
+
+def test_default_args_reach_the_added_arguments():
+    with DAG("defaults", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
+             default_args={"durable": False, "cancel_on_kill": "never", "fresh_on_clear": False}):
+        op = DatabricksRunNowOperator(task_id="t", job_id=1)
+    assert (op.durable, op.cancel_on_kill, op.fresh_on_clear) == (False, "never", False)
+
+
+def test_defaults():
+    op = build()
+    assert (op.durable, op.cancel_on_kill, op.fresh_on_clear) == (True, "user", True)
+
+
+def test_deferrable_without_waiting_warns_at_parse_time(capfd):
+    build(deferrable=True, wait_for_termination=False)
+    out = capfd.readouterr()
+    assert "deferrable=True with wait_for_termination=False neither defers nor polls" in out.out + out.err
+
+
+def test_exceptions_are_airflow_exceptions_too():
+    from airflow.exceptions import AirflowException
+
+    assert issubclass(DurableJobError, AirflowException)
