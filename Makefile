@@ -3,11 +3,11 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 CONSTRAINTS ?= constraints/constraints-3.3-py3.11.txt
-EXTRAS ?= databricks,test
+EXTRAS ?= databricks,amazon,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-unit test-integration crash lint constraints clean
+.PHONY: venv demo test test-unit test-integration crash lint constraints clean compat compat-constraints
 
 venv: $(STAMP)
 
@@ -39,5 +39,38 @@ constraints:
 	{ head -2 $(CONSTRAINTS); /tmp/dj-constraints/bin/pip freeze --exclude-editable | grep -v '^airflow-durable-jobs'; } > $(CONSTRAINTS).new
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 
+# Compatibility job: the package on Airflow 3.2 and 2.11 with the provider versions pinned for 3.3,
+# each in .venv-compat/<short>/ built from constraints/constraints-<short>-py3.11.txt without pip's
+# cache, then the subset in tests/compat run through Airflow itself (dag.test) by that venv's python.
+# `make -j2 compat` builds and runs both versions side by side.
+COMPAT_VERSIONS ?= 3.2 2.11
+COMPAT_EXTRAS ?= databricks
+COMPAT_TOOLS ?= pytest jsonschema
+COMPAT_AIRFLOW_3.2 := 3.2.2
+COMPAT_CUTOFF_3.2 := 2026-06-03
+COMPAT_AIRFLOW_2.11 := 2.11.2
+COMPAT_CUTOFF_2.11 := 2026-03-20
+compat_stamp = .venv-compat/$(1)/.installed-$(shell cat pyproject.toml constraints/constraints-$(1)-py3.11.txt | cksum | cut -d' ' -f1)
+
+COMPAT_RUNS := $(addprefix compat-,$(COMPAT_VERSIONS))
+COMPAT_VENVS := $(addprefix compat-venv-,$(COMPAT_VERSIONS))
+.PHONY: $(COMPAT_RUNS) $(COMPAT_VENVS)
+
+compat: $(COMPAT_RUNS)
+
+$(COMPAT_RUNS): compat-%: compat-venv-%
+	.venv-compat/$*/bin/python -m pytest -c tests/compat/pytest.ini tests/compat
+
+$(COMPAT_VENVS): compat-venv-%:
+	@test -f $(call compat_stamp,$*) || { set -e; \
+	  rm -rf .venv-compat/$*; $(PYTHON) -m venv .venv-compat/$*; \
+	  .venv-compat/$*/bin/pip install --quiet --no-cache-dir --upgrade pip; \
+	  .venv-compat/$*/bin/pip install --quiet --no-cache-dir -c constraints/constraints-$*-py3.11.txt \
+	    -e ".[$(COMPAT_EXTRAS)]" $(COMPAT_TOOLS); \
+	  touch $(call compat_stamp,$*); }
+
+compat-constraints:
+	$(foreach v,$(COMPAT_VERSIONS),PYTHON=$(PYTHON) constraints/regenerate-compat.sh $(v) $(COMPAT_AIRFLOW_$(v)) $(COMPAT_CUTOFF_$(v)) $(COMPAT_EXTRAS) $(COMPAT_TOOLS) &&) true
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .venv-compat .pytest_cache

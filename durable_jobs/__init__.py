@@ -24,19 +24,50 @@ def get_provider_info() -> dict:
                 "integration-name": "Databricks (durable)",
                 "external-doc-url": "https://docs.databricks.com/api/workspace/jobs",
                 "tags": ["service"],
-            }
+            },
+            {
+                "integration-name": "AWS Batch (durable)",
+                "external-doc-url": "https://docs.aws.amazon.com/batch/latest/APIReference/Welcome.html",
+                "tags": ["aws"],
+            },
+            {
+                "integration-name": "AWS Glue (durable)",
+                "external-doc-url": "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-api-jobs-runs.html",
+                "tags": ["aws"],
+            },
+            {
+                "integration-name": "Amazon EMR Serverless (durable)",
+                "external-doc-url": "https://docs.aws.amazon.com/emr-serverless/latest/APIReference/Welcome.html",
+                "tags": ["aws"],
+            },
         ],
         "operators": [
             {
                 "integration-name": "Databricks (durable)",
                 "python-modules": ["durable_jobs.operators.databricks"],
-            }
+            },
+            {
+                "integration-name": "AWS Batch (durable)",
+                "python-modules": ["durable_jobs.operators.aws"],
+            },
         ],
         "hooks": [
             {
                 "integration-name": "Databricks (durable)",
                 "python-modules": ["durable_jobs.hooks.databricks"],
-            }
+            },
+            {
+                "integration-name": "AWS Batch (durable)",
+                "python-modules": ["durable_jobs.hooks.aws_batch"],
+            },
+            {
+                "integration-name": "AWS Glue (durable)",
+                "python-modules": ["durable_jobs.hooks.aws_glue"],
+            },
+            {
+                "integration-name": "Amazon EMR Serverless (durable)",
+                "python-modules": ["durable_jobs.hooks.aws_emr_serverless"],
+            },
         ],
         "triggers": [
             {

@@ -43,8 +43,8 @@ MOTO_GAPS: dict[str, str] = {
         "started under that token. Ours does too."
     ),
     "emr-serverless-created-at": (
-        "moto truncates a job run's createdAt to midnight, so ListJobRuns(createdAtAfter=...) misses "
-        "today's runs; ours keeps the real time."
+        "moto truncates a job run's createdAt to midnight and compares ListJobRuns' createdAtAfter/Before "
+        "strings with datetimes (HTTP 500); ours keeps the real time and parses the filters."
     ),
     "duplicate-names": (
         "AWS itself accepts duplicate Batch job names and any number of Glue runs with the same arguments; "
@@ -185,9 +185,32 @@ def _install_emr_serverless() -> None:
                 return run
         return original_start(self, application_id, client_token, *args, **kwargs)
 
+    original_list = EMRServerlessBackend.list_job_runs
+
+    def list_job_runs(self, application_id: str, created_at_after: Any, created_at_before: Any,
+                      states: Any) -> list[JobRun]:
+        runs = original_list(self, application_id, None, None, states)
+        after, before = _as_datetime(created_at_after), _as_datetime(created_at_before)
+        return [r for r in runs if (after is None or r.created_at > after)
+                and (before is None or r.created_at < before)]
+
+    _patch(EMRServerlessBackend, "list_job_runs", list_job_runs)
     _patch(JobRun, "__init__", __init__)
+    for name in ("_get_next_status", "_get_last_status", "advance"):  # JobRun is no ManagedState subclass
+        _patch(JobRun, name, getattr(ManagedState, name))
     _patch(JobRun, "state", property(_get_state, _set_state))
     _patch(EMRServerlessBackend, "start_job_run", start_job_run)
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)) or str(value).replace(".", "", 1).isdigit():
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 class MotoAws:

@@ -120,6 +120,8 @@ class AwsFaultProxy:
         self._created: dict[str, float] = {}
         self.ledger: list[dict[str, Any]] = []
         self.calls: dict[str, int] = {}
+        #: calls made by aiobotocore (the deferrable path's trigger), by operation
+        self.async_calls: dict[str, int] = {}
         self.fired: list[dict[str, Any]] = []
         proxy = self
 
@@ -197,9 +199,15 @@ class AwsFaultProxy:
             hold.event.set()
 
     def clear(self) -> None:
+        """Forget rules, lag, counters and the ledger (between tests)."""
         with self._lock:
             self._faults.clear()
             self._lag_seconds = 0.0
+            self._created.clear()
+            self.ledger.clear()
+            self.calls.clear()
+            self.async_calls.clear()
+            self.fired.clear()
         self.release()
 
     def jobs_created(self, op: str | None = None) -> list[dict[str, Any]]:
@@ -279,6 +287,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         op = operation_of(method, self.path, self.headers)
         proxy = self.owner
+        if "aiobotocore" in (self.headers.get("User-Agent") or ""):
+            with proxy._lock:
+                proxy.async_calls[op] = proxy.async_calls.get(op, 0) + 1
         fault = proxy._take_fault(op)
         if fault is not None and fault.mode == "error":
             self._send_error(op, fault)

@@ -56,11 +56,8 @@ class _AwsDurableMixin(DurableJobMixin):
         # The official Batch and Glue operators always wait when deferrable.
         return bool(self.wait_for_completion or self.deferrable)
 
-    def _after_submit(self, context, store, record, job_id):
-        result = super()._after_submit(context, store, record, job_id)
-        if not self.wait_for_termination:
-            return job_id  # the official operators return the id without waiting, too
-        return result
+    def accepted_result(self, context, job_id):
+        return job_id  # the official operators return the id without waiting, too
 
 
 class BatchOperator(_AwsDurableMixin, _batch.BatchOperator):

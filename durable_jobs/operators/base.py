@@ -139,6 +139,10 @@ class DurableJobMixin(ResumableJobMixin):
     def job_result(self, context: Context, job_id: Any) -> Any:
         return None
 
+    def accepted_result(self, context: Context, job_id: Any) -> Any:
+        """What the task returns with ``wait_for_termination=False`` (the official operator's value)."""
+        return None
+
     def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
         """Handle a failed job (for example repair it and defer again); True when handled."""
         return False
@@ -311,7 +315,7 @@ class DurableJobMixin(ResumableJobMixin):
                 "this job (or wait_for_termination=True) reports its outcome.",
                 self.job_client.vendor, job_id,
             )
-            return None
+            return self.accepted_result(context, job_id)
         if getattr(self, "deferrable", False):
             return self._defer(context, store, record, job_id)
         try:

@@ -1,0 +1,142 @@
+"""The AWS section of ``durable-jobs demo``: the example DAGs against moto + our fault proxy on 127.0.0.1.
+
+``run_aws_demo(print_fn)`` starts moto (server mode, with the rules in ``MOTO_GAPS``) and the fault
+proxy on 127.0.0.1, drives the example DAGs (``example_dags/aws_*.py``) through Airflow's own
+machinery (``durable_jobs.demo.runner``: scheduling, retries, the in-process triggerer), counts the
+jobs AWS received, and stops everything. Airflow must be configured first (the demo's private
+AIRFLOW_HOME); when it is not yet imported, the demo prepares one. Returns one row per run:
+``{"scenario", "operator", "jobs", "outcome"}``. Without moto installed it prints why and returns [].
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "example_dags"
+OFFICIAL = Path(__file__).resolve().parent / "dags" / "aws_official_dags.py"
+#: (file, task id, attribute → fast value for the loopback run)
+EXAMPLE_TASKS = {
+    "batch": ("aws_batch", "nightly_batch", {"poll_interval": 0.2, "retry_delay": timedelta(0)}),
+    "glue": ("aws_glue", "nightly_glue", {"waiter_delay": 0.2, "job_poll_interval": 0.2,
+                                          "retry_delay": timedelta(0)}),
+    "emr-serverless": ("aws_emr_serverless", "nightly_spark", {"waiter_delay": 1, "retry_delay": timedelta(0)}),
+}
+SCENARIOS = {
+    "happy": "the job runs to success on the deferrable path",
+    "lost_reply": "the job is created but the reply to the submit call is lost (HTTP 500)",
+    "poll_failure": "polling fails while the job runs (expired token); Airflow retries the task",
+}
+SUBMIT_OP = {"batch": "batch:SubmitJob", "glue": "glue:StartJobRun", "emr-serverless": "emr-serverless:StartJobRun"}
+POLL_OP = {"batch": "batch:DescribeJobs", "glue": "glue:GetJobRun", "emr-serverless": "emr-serverless:GetJobRun"}
+
+
+def _moto_available() -> bool:
+    return importlib.util.find_spec("moto") is not None
+
+
+def _official_dag(service: str):
+    """The same task with the official operator (Batch, Glue: no idempotency token of their own)."""
+    from durable_jobs.demo import runner
+
+    module = runner.load_module(OFFICIAL.stem, OFFICIAL.parent)
+    return {"batch": module.batch_dag, "glue": module.glue_dag}[service]
+
+
+def _arm(env, service: str, scenario: str) -> threading.Timer | None:
+    env.reset()
+    os.environ["AIRFLOW_VAR_EMR_SERVERLESS_APPLICATION_ID"] = env.application_id
+    if scenario == "lost_reply":
+        env.proxy.fault(SUBMIT_OP[service], mode="lose_reply", status=500)
+    elif scenario == "poll_failure":
+        env.moto.hold()
+        skip = 2 if service == "batch" else 1  # Batch also describes the job for its links before polling
+        env.proxy.fault(POLL_OP[service], status=400, code="ExpiredTokenException", skip=skip, count=5)
+        timer = threading.Timer(4.0, env.moto.progress)
+        timer.start()
+        return timer
+    return None
+
+
+def _jobs(env) -> int:
+    return len(env.proxy.jobs_created())
+
+
+def run_aws_demo(print_fn: Callable[[str], None] = print) -> list[dict]:
+    """Play each AWS scenario with the example DAGs (and the official operator where it differs)."""
+    if not _moto_available():
+        print_fn("AWS demo skipped: moto is not installed (pip install 'airflow-durable-jobs[amazon,test]').")
+        return []
+    if not EXAMPLES.is_dir():
+        print_fn(f"AWS demo skipped: the example DAGs are not at {EXAMPLES} (run it from a source checkout).")
+        return []
+    if "airflow.configuration" not in sys.modules:
+        from durable_jobs.demo.main import prepare_airflow_home
+
+        prepare_airflow_home()
+    missing = _missing_from_dags_folder()
+    if missing:
+        print_fn(f"AWS demo skipped: Airflow's DAGs folder lacks {', '.join(missing)}; link example_dags/aws_*.py "
+                 "into it (or call run_aws_demo before Airflow is imported).")
+        return []
+    from durable_jobs.demo import runner
+    from durable_jobs.emulators.aws_env import AwsTestEnv
+
+    rows: list[dict] = []
+    with AwsTestEnv() as env:
+        for service, (module_name, task_id, fast) in EXAMPLE_TASKS.items():
+            dag = _example_dag(runner, module_name)
+            for name, value in fast.items():
+                setattr(dag.task_dict[task_id], name, value)
+            plays = [(scenario, "durable", dag) for scenario in SCENARIOS]
+            if service in ("batch", "glue"):
+                plays.insert(2, ("lost_reply", "official", _official_dag(service)))
+            for scenario, operator, target in plays:
+                print_fn(f"[{service}] {SCENARIOS[scenario]} — {operator} operator ...")
+                timer = _arm(env, service, scenario)
+                try:
+                    dr = runner.run(target)
+                finally:
+                    if timer is not None:
+                        timer.cancel()
+                result = runner.task_result(dr, task_id)
+                row = {"scenario": f"{service}:{scenario}", "operator": operator, "jobs": _jobs(env),
+                       "outcome": f"{result.state} (try {result.try_number})"}
+                rows.append(row)
+                print_fn(f"      jobs submitted: {row['jobs']}  task: {row['outcome']}")
+    return rows
+
+
+def example_files() -> list[Path]:
+    """The example DAG files the AWS demo runs; the demo's DAGs folder must hold them (links are fine)."""
+    return [EXAMPLES / f"{module}.py" for module, _, _ in EXAMPLE_TASKS.values()]
+
+
+def _missing_from_dags_folder() -> list[str]:
+    from airflow.configuration import conf
+
+    folder = Path(conf.get("core", "dags_folder"))
+    return [f.name for f in [*example_files(), OFFICIAL] if not (folder / f.name).exists()]
+
+
+def _example_dag(runner, module_name: str):
+    module = runner.load_module(module_name, EXAMPLES)
+    from airflow.sdk import DAG
+
+    return next(v for v in vars(module).values() if isinstance(v, DAG))
+
+
+def render(rows: list[dict]) -> str:
+    header = f"{'scenario':<28} {'operator':<9} {'jobs':>4}  outcome"
+    lines = [header, "-" * len(header)]
+    lines += [f"{r['scenario']:<28} {r['operator']:<9} {r['jobs']:>4}  {r['outcome']}" for r in rows]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(render(run_aws_demo()))

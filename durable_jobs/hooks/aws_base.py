@@ -1,0 +1,321 @@
+"""What the three AWS job clients share: hooks, a submit with SDK retries off, and a lagging-list find.
+
+AWS Batch ``SubmitJob`` and Glue ``StartJobRun`` take no idempotency token, and botocore retries
+them by itself on 5xx, throttling and dropped connections. When the reply to a request that *did*
+create the job is lost, botocore's retry creates a second job. So the submit call here goes
+through a client with SDK retries off (``total_max_attempts=1``), and our own retry loop
+(tenacity) asks ``find(key)`` before every resend:
+
+* throttled (the request was refused before it was processed) → back off and resend;
+* 5xx, dropped connection, read timeout (the job may exist) → ``find(key)``; found → that job;
+  not found → resend under the same key.
+
+The list/describe APIs used by ``find()`` are eventually consistent: a job created a moment ago may
+not be listed yet. An empty listing is therefore no proof of absence until a *consistency window*
+(``[durable_jobs] aws_list_consistency_seconds``, default 15 s; env
+``AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS``) has passed since the submit attempt (or,
+after a crash, since the intent was written): ``find()`` re-scans until then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping
+from copy import deepcopy
+from datetime import datetime, timedelta, timezone
+from typing import Any, ClassVar
+
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from durable_jobs.exceptions import DurableJobConfigError, JobSubmitError
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
+
+log = logging.getLogger(__name__)
+
+#: Tag key (Batch, EMR Serverless) and job argument (Glue) that carry the epoch's key.
+KEY_TAG = "durable-jobs:key"
+DEFAULT_CONSISTENCY_SECONDS = 15.0
+#: Submit attempts in our own loop (the SDK's retries are off for the submit call).
+DEFAULT_SUBMIT_ATTEMPTS = 5
+#: How far before ``since`` a listing is searched (clock skew between us and AWS).
+CLOCK_SKEW = timedelta(minutes=5)
+
+THROTTLING_CODES = frozenset(
+    {
+        "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
+        "TooManyRequestsException", "ProvisionedThroughputExceededException", "TransactionInProgressException",
+        "RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled",
+        "SlowDown", "PriorRequestNotComplete", "EC2ThrottledException",
+    }
+)
+ACCESS_DENIED_CODES = frozenset({"AccessDeniedException", "AccessDenied", "UnauthorizedOperation"})
+
+
+def consistency_seconds_from_config() -> float:
+    try:
+        from airflow.configuration import conf
+
+        return conf.getfloat("durable_jobs", "aws_list_consistency_seconds", fallback=DEFAULT_CONSISTENCY_SECONDS)
+    except Exception:  # noqa: BLE001 - config unavailable (docs tools): use the default
+        return DEFAULT_CONSISTENCY_SECONDS
+
+
+def error_code(err: BaseException) -> str:
+    response = getattr(err, "response", None) or {}
+    return str((response.get("Error") or {}).get("Code") or "")
+
+
+def http_status(err: BaseException) -> int | None:
+    response = getattr(err, "response", None) or {}
+    return (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+
+
+def is_throttling(err: BaseException) -> bool:
+    return error_code(err) in THROTTLING_CODES or http_status(err) == 429
+
+
+def is_ambiguous(err: BaseException) -> bool:
+    """The request may or may not have been processed: 5xx, a dropped connection, a read timeout."""
+    from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
+
+    if isinstance(err, (ConnectionClosedError, ReadTimeoutError)):
+        return True
+    if isinstance(err, EndpointConnectionError):  # nothing was sent
+        return False
+    status = http_status(err)
+    if status is not None and status >= 500:
+        return True
+    from botocore.exceptions import HTTPClientError
+
+    return isinstance(err, HTTPClientError)
+
+
+def is_retryable(err: BaseException) -> bool:
+    from botocore.exceptions import EndpointConnectionError
+
+    return is_throttling(err) or is_ambiguous(err) or isinstance(err, EndpointConnectionError)
+
+
+def is_tag_permission_error(err: BaseException) -> bool:
+    return error_code(err) in ACCESS_DENIED_CODES and "tagresource" in str(err).lower()
+
+
+def utcnow() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+class AwsJobClient(JobClient):
+    """A ``JobClient`` over an official amazon-provider hook, rebuilt in the triggerer from plain kwargs."""
+
+    find_is_eventually_consistent: ClassVar[bool] = True
+    #: The official hook class and the permission that tagging needs (for error messages).
+    tag_permission: ClassVar[str] = ""
+    service: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        aws_conn_id: str | None = "aws_default",
+        *,
+        region_name: str | None = None,
+        verify: bool | str | None = None,
+        botocore_config: Mapping[str, Any] | None = None,
+        consistency_seconds: float | None = None,
+        submit_attempts: int = DEFAULT_SUBMIT_ATTEMPTS,
+        rescan_interval: float | None = None,
+    ) -> None:
+        if consistency_seconds is None:
+            consistency_seconds = consistency_seconds_from_config()
+        if not isinstance(consistency_seconds, (int, float)) or consistency_seconds < 0:
+            raise DurableJobConfigError(f"consistency_seconds must be >= 0, got {consistency_seconds!r}")
+        if not isinstance(submit_attempts, int) or submit_attempts < 1:
+            raise DurableJobConfigError(f"submit_attempts must be an integer >= 1, got {submit_attempts!r}")
+        self.aws_conn_id = aws_conn_id
+        self.region_name = region_name
+        self.verify = verify
+        self.botocore_config = dict(botocore_config) if botocore_config else None
+        self.consistency_seconds = float(consistency_seconds)
+        self.submit_attempts = submit_attempts
+        self.rescan_interval = rescan_interval
+        self._hook = None
+        self._submit_client = None
+        self._actx = None
+        self._aclient = None
+
+    # ------------------------------------------------------------------ plumbing
+    def serialize(self) -> dict[str, Any]:
+        return {
+            "aws_conn_id": self.aws_conn_id, "region_name": self.region_name, "verify": self.verify,
+            "botocore_config": self.botocore_config, "consistency_seconds": self.consistency_seconds,
+            "submit_attempts": self.submit_attempts, "rescan_interval": self.rescan_interval,
+            **self._service_kwargs(),
+        }
+
+    def _service_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    @abstractmethod
+    def _make_hook(self): ...
+
+    def _hook_kwargs(self) -> dict[str, Any]:
+        return {
+            "aws_conn_id": self.aws_conn_id, "region_name": self.region_name, "verify": self.verify,
+            "config": self.botocore_config,
+        }
+
+    @property
+    def hook(self):
+        if self._hook is None:
+            self._hook = self._make_hook()
+        return self._hook
+
+    @property
+    def client(self):
+        """The hook's boto3 client: the user's retry settings (reads are safe to retry)."""
+        return self.hook.conn
+
+    @property
+    def submit_client(self):
+        """A client whose SDK retries are off: a resent non-idempotent submit could duplicate the job."""
+        if self._submit_client is None:
+            from botocore.config import Config
+
+            hook = self.hook
+            config = deepcopy(hook.config).merge(Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+            self._submit_client = hook.get_client_type(region_name=hook.region_name, config=config)
+        return self._submit_client
+
+    async def _async_client(self):
+        if self._aclient is None:
+            self._actx = await self.hook.get_async_conn()  # one aiobotocore session per client
+            self._aclient = await self._actx.__aenter__()
+        return self._aclient
+
+    async def aclose(self) -> None:
+        if self._actx is not None:
+            ctx, self._actx, self._aclient = self._actx, None, None
+            await ctx.__aexit__(None, None, None)
+
+    async def acancel(self, job_id: Any) -> None:
+        await asyncio.to_thread(self.cancel, job_id)
+
+    # ------------------------------------------------------------------ submit
+    def format_key(self, nonce: str, user_token: str | None = None) -> str:
+        return nonce
+
+    @abstractmethod
+    def _submit_once(self, request: Mapping[str, Any], key: str, *, tag: bool) -> Any:
+        """One submit call through ``submit_client``; ``tag=False`` after a missing tag permission."""
+
+    def _tag_fallback_allowed(self, request: Mapping[str, Any]) -> bool:
+        """May we resend without our tag when the tag permission is missing?"""
+        return False
+
+    def submit(self, request: Mapping[str, Any], key: str) -> Any:
+        state = {"tag": True}
+        retrying = Retrying(
+            retry=retry_if_exception(is_retryable), stop=stop_after_attempt(self.submit_attempts),
+            wait=wait_exponential_jitter(initial=0.2, max=10, jitter=0.2), reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._attempt(request, key, state)
+        except JobSubmitError:
+            raise
+        except Exception as err:
+            if is_retryable(err):
+                raise JobSubmitError(
+                    f"{self.vendor} submit under key {key} failed {self.submit_attempts} times ({err}). "
+                    "The job may exist: the next try looks for it by key before submitting."
+                ) from err
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, request: Mapping[str, Any], key: str, state: dict[str, bool]) -> Any:
+        """One submit; after an ambiguous failure, ``find(key)`` decides between "found" and "resend"."""
+        attempt_time = utcnow()
+        try:
+            return self._submit_once(request, key, tag=state["tag"])
+        except Exception as err:
+            if is_tag_permission_error(err) and state["tag"]:
+                if not self._tag_fallback_allowed(request):
+                    raise JobSubmitError(
+                        f"{self.vendor} refused the submission because the caller lacks "
+                        f"{self.tag_permission} ({err}). durable-jobs tags each job with its key "
+                        f"({KEY_TAG!r}) so that a retry can find it; grant {self.tag_permission} on the "
+                        "job resources, or set durable=False."
+                    ) from err
+                log.warning(
+                    "%s refused our %r tag: the caller lacks %s. Submitting without it; a retry still "
+                    "finds the job by %s. Grant %s to silence this.",
+                    self.vendor, KEY_TAG, self.tag_permission, self._untagged_find_by, self.tag_permission,
+                )
+                state["tag"] = False
+                return self._submit_once(request, key, tag=False)
+            if not is_retryable(err):
+                raise
+            log.warning("%s submit under key %s failed (%s)", self.vendor, key, err)
+            if is_ambiguous(err):
+                # The request may have created the job: look (over the consistency window) before resending.
+                found = self.find(key, since=attempt_time)
+                if found is not None:
+                    log.warning("%s submit reply was lost, but job %s exists under key %s: using it",
+                                self.vendor, found, key)
+                    return found
+            raise
+
+    _untagged_find_by = "its name"
+
+    # ------------------------------------------------------------------ find
+    @abstractmethod
+    def _scan(self, key: str, since: datetime | None) -> Any | None:
+        """One pass over the vendor's listing; the id submitted under ``key`` or None."""
+
+    def find(self, key: str, *, since: datetime | None = None) -> Any | None:
+        """Scan, and keep re-scanning until the consistency window after ``since`` has passed."""
+        since = _aware(since)
+        deadline = (since or utcnow()) + timedelta(seconds=self.consistency_seconds)
+        interval = self.rescan_interval or max(0.05, min(2.0, self.consistency_seconds / 5))
+        scans = 0
+        while True:
+            found = self._scan(key, since)
+            scans += 1
+            if found is not None:
+                return found
+            remaining = (deadline - utcnow()).total_seconds()
+            if remaining <= 0:
+                if scans > 1:
+                    log.info("%s: no job under key %s after %d scans over the consistency window",
+                             self.vendor, key, scans)
+                return None
+            time.sleep(min(interval, remaining))
+
+    # ------------------------------------------------------------------ status
+    def _status_from(self, state: str, message: str, raw: Mapping[str, Any]) -> JobStatus:
+        return JobStatus(self.states.phase(state), state, message or "", raw)
+
+    @staticmethod
+    def missing(job_id: Any, err: BaseException) -> JobStatus:
+        return JobStatus(JobPhase.MISSING, "NOT_FOUND", f"{job_id}: {err}")
+
+    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+        return await super().astatuses(job_ids)
+
+
+def merge_tags(user_tags: Mapping[str, str] | None, key: str, *, limit: int) -> tuple[dict[str, str], bool]:
+    """The user's tags plus ours, within the vendor's tag limit; False when there was no room."""
+    tags = {str(k): str(v) for k, v in (user_tags or {}).items()}
+    tags.pop(KEY_TAG, None)
+    if len(tags) >= limit:
+        return tags, False
+    tags[KEY_TAG] = key
+    return tags, True

@@ -1,0 +1,104 @@
+"""AWS job clients as data and pure functions: state tables, key formats, tags, error classes."""
+
+from __future__ import annotations
+
+import re
+
+import botocore.session
+import pytest
+from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError
+
+from durable_jobs.emulators.aws_proxy import operation_of
+from durable_jobs.exceptions import UnknownJobStateError
+from durable_jobs.hooks.aws_base import KEY_TAG, is_ambiguous, is_retryable, is_tag_permission_error, merge_tags
+from durable_jobs.hooks.aws_batch import BATCH_STATES, BatchJobClient, job_name_for
+from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES, EmrServerlessJobClient, format_client_token
+from durable_jobs.hooks.aws_glue import GLUE_STATES, GlueJobClient
+from durable_jobs.hooks.base import JobPhase, load_client
+
+NONCE = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("table", "service", "shape"),
+    [(BATCH_STATES, "batch", "JobStatus"), (GLUE_STATES, "glue", "JobRunState"),
+     (EMR_SERVERLESS_STATES, "emr-serverless", "JobRunState")],
+)
+def test_state_tables_cover_every_documented_state(table, service, shape):
+    documented = set(botocore.session.get_session().get_service_model(service).shape_for(shape).enum)
+    assert table.all_states == documented
+
+
+def test_state_table_phases():
+    assert BATCH_STATES.phase("RUNNABLE") is JobPhase.ACTIVE and BATCH_STATES.phase("FAILED") is JobPhase.FAILED
+    assert GLUE_STATES.phase("STOPPING") is JobPhase.ACTIVE and GLUE_STATES.phase("EXPIRED") is JobPhase.FAILED
+    assert EMR_SERVERLESS_STATES.phase("QUEUED") is JobPhase.ACTIVE
+    assert EMR_SERVERLESS_STATES.phase("SUCCESS") is JobPhase.SUCCEEDED
+    with pytest.raises(UnknownJobStateError):
+        GLUE_STATES.phase("PAUSED")
+
+
+def test_batch_job_name_keeps_the_key_within_128_characters():
+    name = job_name_for("x" * 200, NONCE)
+    assert len(name) == 128 and name.endswith("-" + NONCE)
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{1,127}", job_name_for("nightly_etl", NONCE))
+
+
+@pytest.mark.parametrize("user", [None, "nightly-20260101", "a b/c" * 20])
+def test_emr_serverless_client_token_rules(user):
+    token = format_client_token(NONCE, user)
+    assert 1 <= len(token) <= 64 and re.fullmatch(r"[A-Za-z0-9._-]+", token) and token.endswith(NONCE)
+
+
+def test_tags_merge_within_the_limit():
+    assert merge_tags({"a": 1}, NONCE, limit=50) == ({"a": "1", KEY_TAG: NONCE}, True)
+    full = {f"t{i}": "v" for i in range(50)}
+    assert merge_tags(full, NONCE, limit=50) == (full, False)
+
+
+def _client_error(code: str, status: int, message: str = "m") -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": message},
+                        "ResponseMetadata": {"HTTPStatusCode": status}}, "SubmitJob")
+
+
+def test_error_classes():
+    assert is_retryable(_client_error("TooManyRequestsException", 429))
+    assert not is_ambiguous(_client_error("ThrottlingException", 400))  # refused: nothing was created
+    assert is_ambiguous(_client_error("InternalServerException", 500))
+    assert is_ambiguous(ConnectionClosedError(endpoint_url="http://x"))
+    assert not is_ambiguous(EndpointConnectionError(endpoint_url="http://x"))
+    assert not is_retryable(_client_error("ClientException", 400))
+    denied = _client_error("AccessDeniedException", 403, "not authorized to perform: batch:TagResource")
+    assert is_tag_permission_error(denied) and not is_retryable(denied)
+
+
+@pytest.mark.parametrize(
+    "client",
+    [BatchJobClient("c", job_queue="q", job_name="n", region_name="eu-west-1", consistency_seconds=3),
+     GlueJobClient(job_name="g", botocore_config={"retries": {"mode": "standard"}}),
+     EmrServerlessJobClient(application_id="app")],
+)
+def test_clients_rebuild_from_their_serialized_kwargs(client):
+    import json
+
+    kwargs = json.loads(json.dumps(client.serialize()))
+    rebuilt = load_client(client.classpath(), kwargs)
+    assert rebuilt.serialize() == client.serialize() and rebuilt.find_is_eventually_consistent
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "service", "target", "op"),
+    [("POST", "/v1/submitjob", "batch", None, "batch:SubmitJob"),
+     ("POST", "/v1/listjobs", "batch", None, "batch:ListJobs"),
+     ("POST", "/", "glue", "AWSGlue.StartJobRun", "glue:StartJobRun"),
+     ("POST", "/applications/a1/jobruns", "emr-serverless", None, "emr-serverless:StartJobRun"),
+     ("GET", "/applications/a1/jobruns?createdAtAfter=1", "emr-serverless", None, "emr-serverless:ListJobRuns"),
+     ("GET", "/applications/a1/jobruns/j1", "emr-serverless", None, "emr-serverless:GetJobRun"),
+     ("DELETE", "/applications/a1/jobruns/j1", "emr-serverless", None, "emr-serverless:CancelJobRun")],
+)
+def test_proxy_names_operations(method, path, service, target, op):
+    headers = {"Authorization": f"AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/{service}/aws4_request, "
+                                "SignedHeaders=host, Signature=x"}
+    if target:
+        headers["X-Amz-Target"] = target
+    assert operation_of(method, path, headers) == op

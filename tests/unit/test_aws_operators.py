@@ -1,0 +1,71 @@
+"""The durable AWS operators are drop-ins: same arguments, template fields, links; mixin first."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from airflow.providers.amazon.aws.operators import batch as _batch
+from airflow.providers.amazon.aws.operators import emr as _emr
+from airflow.providers.amazon.aws.operators import glue as _glue
+
+from durable_jobs.hooks.aws_batch import BatchJobClient
+from durable_jobs.operators import aws
+from durable_jobs.operators.base import DurableJobMixin
+
+PAIRS = [
+    (aws.BatchOperator, _batch.BatchOperator, dict(job_name="n", job_queue="q", job_definition="d")),
+    (aws.GlueJobOperator, _glue.GlueJobOperator, dict(job_name="g", script_location="s3://b/s.py")),
+    (aws.EmrServerlessStartJobOperator, _emr.EmrServerlessStartJobOperator,
+     dict(application_id="a", execution_role_arn="arn:aws:iam::1:role/r", job_driver={})),
+]
+
+
+@pytest.mark.parametrize(("ours", "official", "_"), PAIRS)
+def test_same_arguments_template_fields_and_links(ours, official, _):
+    theirs = set(inspect.signature(official.__init__).parameters)
+    mine = set(inspect.signature(ours.__init__).parameters)
+    assert theirs <= mine and {"durable", "fresh_on_clear"} <= mine
+    assert tuple(ours.template_fields) == tuple(official.template_fields)
+    assert [type(link) for link in ours.operator_extra_links] == [type(link) for link in official.operator_extra_links]
+    assert ours.__mro__[1] is not official and issubclass(ours, DurableJobMixin)
+    assert ours.__mro__.index(DurableJobMixin) < ours.__mro__.index(official)
+
+
+@pytest.mark.parametrize(("ours", "official", "kwargs"), PAIRS)
+def test_operators_build_and_default_args_reach_durable(ours, official, kwargs):
+    op = ours(task_id="t", default_args={"durable": False}, **kwargs)
+    assert op.durable is False and op.cancel_on_kill == "user"
+
+
+def test_emr_serverless_boolean_cancel_on_kill_maps_to_the_policy():
+    kwargs = PAIRS[2][2]
+    assert aws.EmrServerlessStartJobOperator(task_id="a", cancel_on_kill=False, **kwargs).cancel_on_kill == "never"
+    assert aws.EmrServerlessStartJobOperator(task_id="b", cancel_on_kill=True, **kwargs).cancel_on_kill == "user"
+    op = aws.EmrServerlessStartJobOperator(task_id="c", client_request_token="mine", **kwargs)
+    assert op.user_idempotency_token() == "mine"
+    assert aws.EmrServerlessStartJobOperator(task_id="d", **kwargs).user_idempotency_token() is None
+
+
+def test_wait_and_poll_follow_the_official_arguments():
+    batch = aws.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", poll_interval=7,
+                              deferrable=True, wait_for_completion=False)
+    assert batch.wait_for_termination and batch.poll_interval_seconds == 7  # deferrable always waits
+    glue = aws.GlueJobOperator(task_id="g", job_poll_interval=2, waiter_delay=9)
+    assert glue.poll_interval_seconds == 2
+    assert aws.GlueJobOperator(task_id="h", waiter_delay=9, deferrable=True).poll_interval_seconds == 9
+    emr = aws.EmrServerlessStartJobOperator(task_id="e", wait_for_completion=False, **PAIRS[2][2])
+    assert not emr.wait_for_termination
+
+
+def test_external_id_keys():
+    assert aws.GlueJobOperator.external_id_key == "glue_job_run_id"  # the official operator's own
+    assert aws.BatchOperator.external_id_key == "batch_job_id"
+    assert aws.EmrServerlessStartJobOperator.external_id_key == "emr_serverless_job_run_id"
+
+
+def test_client_carries_the_rendered_queue_and_name():
+    op = aws.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", region_name="eu-west-1")
+    client = op.make_job_client()
+    assert isinstance(client, BatchJobClient)
+    assert (client.job_queue, client.job_name, client.region_name) == ("q", "n", "eu-west-1")
