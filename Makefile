@@ -3,11 +3,11 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 CONSTRAINTS ?= constraints/constraints-3.3-py3.11.txt
-EXTRAS ?= databricks,amazon,test
+EXTRAS ?= databricks,amazon,docs,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-unit test-integration crash lint constraints clean compat compat-constraints
+.PHONY: venv demo test test-unit test-integration crash lint docs constraints clean compat compat-constraints
 
 venv: $(STAMP)
 
@@ -29,6 +29,9 @@ test-unit: venv
 
 test-integration: venv
 	$(BIN)/python -m pytest -q tests/integration
+
+docs: venv
+	$(BIN)/sphinx-build -W --keep-going -b html docs build/docs
 
 lint: venv
 	$(BIN)/durable-jobs lint example_dags

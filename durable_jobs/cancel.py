@@ -51,8 +51,8 @@ def ti_state(dag_id: str, run_id: str, task_id: str, map_index: int | None) -> s
     """
     try:
         from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
-    except ImportError:
-        return None
+    except ImportError:  # Airflow 2: no Task SDK, but the task process reaches the metadata DB
+        return _ti_state_from_db(dag_id, run_id, task_id, map_index)
     try:
         states = RuntimeTaskInstance.get_task_states(
             dag_id=dag_id, map_index=map_index if map_index is not None and map_index >= 0 else None,
@@ -69,4 +69,33 @@ def ti_state(dag_id: str, run_id: str, task_id: str, map_index: int | None) -> s
     if name not in by_task:
         return None
     state = by_task[name]
+    return "none" if state is None else str(getattr(state, "value", state))
+
+
+def _ti_state_from_db(dag_id: str, run_id: str, task_id: str, map_index: int | None) -> str | None:
+    """Airflow 2: read the state from the metadata DB (a user's mark-failed/clear lands there first)."""
+    try:
+        from airflow.models.taskinstance import TaskInstance
+        from airflow.utils.session import create_session
+    except ImportError:
+        return None
+    try:
+        with create_session() as session:
+            row = (
+                session.query(TaskInstance.state)
+                .filter(
+                    TaskInstance.dag_id == dag_id, TaskInstance.run_id == run_id,
+                    TaskInstance.task_id == task_id,
+                    TaskInstance.map_index == (map_index if map_index is not None else -1),
+                )
+                .one_or_none()
+            )
+    except Exception:
+        log.warning(
+            "durable-jobs: could not read the task state; treating the kill as infrastructure", exc_info=True
+        )
+        return None
+    if row is None:
+        return None
+    state = row[0]
     return "none" if state is None else str(getattr(state, "value", state))

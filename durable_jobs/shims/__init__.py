@@ -11,6 +11,8 @@ from durable_jobs.shims.version import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
     airflow_version,
+    has_asset_state_store,
+    has_sdk_resumable_job_mixin,
     has_state_store,
     has_trigger_on_kill,
 )
@@ -21,6 +23,8 @@ __all__ = [
     "NEVER_EXPIRE",
     "ResumableJobMixin",
     "airflow_version",
+    "has_asset_state_store",
+    "has_sdk_resumable_job_mixin",
     "has_state_store",
     "has_trigger_on_kill",
     "warn_durable_unsupported",

@@ -35,6 +35,10 @@ else:
 
         external_id_key: str = "remote_job_id"
 
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            _guard_execute(cls)
+
         def __init__(self, *, durable: bool | None = None, **kwargs: Any) -> None:
             if durable is not None:
                 warn_durable_unsupported()
@@ -45,3 +49,27 @@ else:
             external_id = self.submit_job(context)  # type: ignore[attr-defined]
             self.poll_until_complete(external_id, context)  # type: ignore[attr-defined]
             return self.get_job_result(external_id, context)  # type: ignore[attr-defined]
+
+
+def _executor_safeguard() -> Any:
+    """The guard Airflow's ``BaseOperatorMeta`` puts on an operator's own ``execute``, if any."""
+    for module in ("airflow.sdk.bases.operator", "airflow.models.baseoperator"):
+        try:
+            return getattr(__import__(module, fromlist=["ExecutorSafeguard"]), "ExecutorSafeguard")
+        except (ImportError, AttributeError):
+            continue
+    return None
+
+
+def _guard_execute(cls: type) -> None:
+    """Give an ``execute`` defined on a mixin the guard Airflow gives one defined on the operator.
+
+    ``BaseOperatorMeta`` wraps only the ``execute`` in an operator class's own namespace, and on
+    Airflow 2 the task instance then calls ``execute(context, <Class>__sentinel=...)``; an
+    unwrapped ``execute`` inherited from a plain mixin fails with an unexpected keyword argument.
+    """
+    execute = cls.__dict__.get("execute")
+    guard = _executor_safeguard()
+    if guard is None or not callable(execute) or getattr(execute, "__wrapped__", None) is not None:
+        return
+    cls.execute = guard().decorator(execute)  # type: ignore[attr-defined]

@@ -29,6 +29,26 @@ def has_state_store() -> bool:
 
 
 @lru_cache(maxsize=1)
+def has_asset_state_store() -> bool:
+    """True when the SDK ships ``asset_state_store`` (AIP-103, Airflow 3.3+)."""
+    try:
+        from airflow.sdk.execution_time.context import AssetStateStoreAccessors  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def has_sdk_resumable_job_mixin() -> bool:
+    """True when ``airflow.sdk`` exports its own ``ResumableJobMixin`` (AIP-103, Airflow 3.3+)."""
+    try:
+        from airflow.sdk import ResumableJobMixin  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
 def has_trigger_on_kill() -> bool:
     """True when triggers have an ``on_kill`` hook the triggerer calls on a user kill."""
     try:

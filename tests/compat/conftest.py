@@ -1,0 +1,68 @@
+"""Compatibility subset: a private AIRFLOW_HOME and migrated SQLite DB for whichever Airflow runs it.
+
+Run it with the compat venvs' own python and this folder as rootdir (``make compat``)::
+
+    .venv-compat/3.2/bin/python -m pytest -c tests/compat/pytest.ini tests/compat
+
+The main suite (``pytest tests`` on Airflow 3.3) also walks into this folder; there this conftest
+does nothing and its tests are not collected, so the two setups never meet.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+DAGS = HERE / "dags"
+
+
+def _is_compat_run(config: pytest.Config) -> bool:
+    return Path(str(config.rootpath)).resolve() == HERE
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if not _is_compat_run(config) and HERE in Path(collection_path).resolve().parents:
+        return True
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _is_compat_run(config):
+        return
+    home = Path(tempfile.mkdtemp(prefix="durable-jobs-compat-"))
+    os.environ.update(
+        AIRFLOW_HOME=str(home),
+        AIRFLOW__CORE__LOAD_EXAMPLES="False",
+        AIRFLOW__CORE__DAGS_FOLDER=str(DAGS),
+        AIRFLOW__CORE__UNIT_TEST_MODE="False",
+        AIRFLOW__DATABASE__SQL_ALCHEMY_CONN=f"sqlite:///{home / 'airflow.db'}",
+        AIRFLOW__SCHEDULER__TASK_QUEUED_TIMEOUT="600",
+        AIRFLOW__LOGGING__LOGGING_LEVEL=os.environ.get("AIRFLOW__LOGGING__LOGGING_LEVEL", "INFO"),
+    )
+    sys.path.insert(0, str(DAGS))
+    subprocess.run(
+        [str(Path(sys.executable).with_name("airflow")), "db", "migrate"],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
+    )
+
+
+# The emulator fixtures, imported rather than listed in pytest_plugins (which only a rootdir conftest
+# may do, and in the main suite this one is not at the rootdir).
+from durable_jobs.emulators.pytest_plugin import databricks_conn_env, databricks_emulator  # noqa: E402,F401
+
+
+@pytest.fixture
+def emulator(databricks_conn_env):
+    """A started Databricks emulator that the connection ``databricks_default`` points at; fast runs."""
+    from compat_dags import JOB_ID
+
+    databricks_conn_env.configure(pending_seconds=0.1, running_seconds=0.4, terminating_seconds=0.05)
+    databricks_conn_env.seed_job(job_id=JOB_ID, name="compat")
+    return databricks_conn_env

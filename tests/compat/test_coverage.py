@@ -1,0 +1,51 @@
+"""Every durable operator that imports on this Airflow runs in a compat DAG, synchronously and deferred."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import compat_dags
+import durable_jobs.operators as operators_pkg
+from durable_jobs.operators.base import DurableJobMixin
+
+
+def _operator_modules() -> tuple[list[type], list[str]]:
+    """(durable operator classes, modules skipped because their vendor's provider is not installed)."""
+    classes, skipped = [], []
+    for info in pkgutil.iter_modules(operators_pkg.__path__):
+        name = f"{operators_pkg.__name__}.{info.name}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if (err.name or "").startswith("airflow.providers."):
+                skipped.append(f"{name} (needs {err.name})")
+                continue
+            raise
+        classes += [
+            obj for attr, obj in vars(module).items()
+            if isinstance(obj, type) and issubclass(obj, DurableJobMixin) and obj.__module__ == name
+            and not attr.startswith("_") and hasattr(obj, "template_fields")
+        ]
+    return classes, skipped
+
+
+def _compat_tasks() -> list:
+    return [task for dag in vars(compat_dags).values() if hasattr(dag, "task_dict") for task in dag.tasks]
+
+
+def test_every_operator_has_a_sync_and_a_deferrable_compat_dag():
+    classes, _ = _operator_modules()
+    assert classes, "no durable operator imports on this Airflow"
+    tasks = _compat_tasks()
+    for cls in classes:
+        modes = {bool(getattr(t, "deferrable", False)) for t in tasks if isinstance(t, cls)}
+        assert modes == {False, True}, f"{cls.__module__}.{cls.__qualname__} needs sync and deferrable compat DAGs"
+
+
+def test_operator_modules_whose_provider_is_missing_here():
+    _, skipped = _operator_modules()
+    if skipped:
+        pytest.skip("not covered by this compat venv (add the extra to COMPAT_EXTRAS): " + ", ".join(skipped))
