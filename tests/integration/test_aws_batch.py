@@ -11,6 +11,8 @@ import threading
 
 import pytest
 
+from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
+
 from durable_jobs.emulators.aws_env import JOB_QUEUE
 from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.hooks.aws_base import KEY_TAG
@@ -181,8 +183,11 @@ def test_official_operator_duplicates_the_job_on_a_lost_reply(aws, dags):
     assert len(jobs(aws)) == 2
 
 
-def test_a_listing_that_has_not_caught_up_is_no_proof_of_absence(aws, dags):
-    aws.proxy.lag(0.6)  # the consistency window in the tests is 1 s
+def test_a_listing_that_has_not_caught_up_is_no_proof_of_absence(aws, dags, monkeypatch):
+    # The window must cover the submit's own latency plus the lag; 4 s keeps a loaded CI machine
+    # from turning this into a timing test, and the 0.6 s lag still hides the job from the first scan.
+    monkeypatch.setenv(CONSISTENCY_ENV, "4")
+    aws.proxy.lag(0.6)
     aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
 
     dr = driver.run(dags.batch_sync)

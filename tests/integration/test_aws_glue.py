@@ -10,6 +10,8 @@ import threading
 
 import pytest
 
+from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
+
 from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT
 
@@ -98,7 +100,8 @@ def test_throttled_polling_is_retried_without_resubmitting(aws, dags, release_la
 
 
 @pytest.mark.parametrize("dag_name", ["glue_sync", "glue_deferrable"])
-def test_lost_start_reply_behind_a_lagging_listing_gives_one_run(aws, dags, dag_name):
+def test_lost_start_reply_behind_a_lagging_listing_gives_one_run(aws, dags, dag_name, monkeypatch):
+    monkeypatch.setenv(CONSISTENCY_ENV, "4")  # window > submit latency + lag, even on a loaded machine
     aws.proxy.lag(0.5)
     aws.proxy.fault("glue:StartJobRun", mode="lose_reply", status=500)
 
