@@ -18,6 +18,7 @@ who switches back to the official operator still reconnects.
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from collections.abc import Mapping
 from functools import cached_property
@@ -327,10 +328,17 @@ class DurableJobMixin(ResumableJobMixin):
         return self.job_result(context, job_id)
 
     def _record(self, store, record: CheckpointRecord, status: str) -> None:
+        """Best effort: without it the retry asks the vendor, so a failed write must not fail the task."""
         if store is None or record.legacy:
             return
         record.status = status
-        self._write(store, record)
+        try:
+            self._write(store, record)
+        except Exception as err:
+            self.log.warning(
+                "Could not record that %s job %s %s (%s); a retry will ask %s instead.",
+                self.job_client.vendor, record.id, status.lower(), err, self.job_client.vendor,
+            )
 
     def _record_if_failed(self, store, record, job_id) -> None:
         """After a failed wait: record FAILED only when the job itself failed, not the API."""
@@ -417,6 +425,15 @@ class DurableJobMixin(ResumableJobMixin):
         if job_id is None:
             self.log.info("on_kill: no external job was submitted by this try; nothing to cancel")
             return
+        if self.cancel_on_kill == "user" and _comms_busy():
+            # SIGTERM interrupted a call to Airflow that holds the supervisor channel (an XCom
+            # push, a state-store write): asking Airflow from this handler would wait on that lock
+            # forever. Ask from a thread; it proceeds as soon as the interrupted call returns.
+            threading.Thread(target=self._cancel_if_user_stopped, args=(job_id,), name="durable-jobs-on-kill").start()
+            return
+        self._cancel_if_user_stopped(job_id)
+
+    def _cancel_if_user_stopped(self, job_id: Any) -> None:
         current = None
         if self.cancel_on_kill == "user":
             ti = getattr(self, "_durable_ti", None)
@@ -431,6 +448,17 @@ class DurableJobMixin(ResumableJobMixin):
             return
         self.log.info("Task stopped by a user (now %s): cancelling %s job %s", current, self.job_client.vendor, job_id)
         self.job_client.cancel(job_id)
+
+
+def _comms_busy() -> bool:
+    """True when this task process is in the middle of a call to its supervisor (Task SDK comms)."""
+    try:
+        from airflow.sdk.execution_time import task_runner
+    except ImportError:
+        return False
+    lock = getattr(getattr(task_runner, "SUPERVISOR_COMMS", None), "_thread_lock", None)
+    locked = getattr(lock, "locked", None)
+    return bool(locked and locked())
 
 
 def with_official_signature(official: type, extra: type = DurableJobMixin):

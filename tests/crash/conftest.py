@@ -1,0 +1,92 @@
+"""The crash suite's stack: one real Airflow 3.3 stack for the whole session, shared by every cell.
+
+``DJ_CRASH`` picks what runs: ``all`` (default: the full matrix fits in a few minutes on 2 cores),
+``ci`` (only the ``crash_ci`` subset: W2 and W3 deferrable, SIGTERM), ``off`` (skip the suite).
+The selected cells run together, once, in a session fixture (concurrently where safe); each test
+then asserts its own cell. ``make crash`` sets ``DJ_CRASH_ARTIFACTS=1`` so a full run writes
+``artifacts/crash-matrix.json`` and ``.md``; other runs write ``artifacts/tmp/crash-matrix.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from crash_lab import run_session  # noqa: E402
+from crash_scenarios import all_cells  # noqa: E402
+
+MODE = os.environ.get("DJ_CRASH", "all").strip().lower()
+_MATRIX: dict = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "crash_ci: the crash cells CI always runs (DJ_CRASH=ci runs only these)")
+
+
+def _ours(item: pytest.Item) -> bool:
+    return HERE in Path(str(item.path)).resolve().parents
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if not _ours(item) or item.get_closest_marker("crash") is None:
+            continue
+        if MODE in ("off", "0", "no", "false"):
+            item.add_marker(pytest.mark.skip(reason="DJ_CRASH=off"))
+        elif MODE == "ci" and item.get_closest_marker("crash_ci") is None:
+            item.add_marker(pytest.mark.skip(reason="DJ_CRASH=ci runs the crash_ci subset; `make crash` runs all"))
+
+
+def _selected(session: pytest.Session) -> list[str]:
+    ids = []
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        if _ours(item) and callspec and "cell_id" in callspec.params and not item.get_closest_marker("skip"):
+            ids.append(callspec.params["cell_id"])
+    return ids
+
+
+@pytest.fixture(scope="session")
+def crash_matrix(request: pytest.FixtureRequest) -> dict:
+    """Run every selected cell on one stack; ``{"by_id": {cell_id: outcome}, ...matrix data}``."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+
+    def log(message: str) -> None:
+        if reporter is not None:
+            reporter.write_line(message)
+
+    wanted = set(_selected(request.session))
+    cells = [c for c in all_cells() if c.id in wanted]
+    data = run_session(cells, log=log)
+    full = len(cells) == len(all_cells())
+    if full and os.environ.get("DJ_CRASH_ARTIFACTS") == "1":
+        target = ROOT / "artifacts" / "crash-matrix.json"
+    else:
+        target = ROOT / "artifacts" / "tmp" / "crash-matrix.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1) + "\n")
+    if target.parent.name == "artifacts":
+        from durable_jobs.crash_report import render_markdown
+
+        target.with_suffix(".md").write_text(render_markdown(data))
+    _MATRIX.update(data, path=str(target))
+    return {**data, "by_id": {c["cell"]: c for c in data["cells"]}}
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    if not _MATRIX:
+        return
+    from durable_jobs.crash_report import render_text
+
+    terminalreporter.section("crash matrix")
+    terminalreporter.write(render_text(_MATRIX))
+    terminalreporter.write_line(f"written to {_MATRIX['path']}")

@@ -1,0 +1,129 @@
+"""Run crash cells on one shared stack: concurrent cells first, then the exclusive ones, one by one.
+
+Used by ``conftest.py``; also runnable by hand, e.g.
+``python tests/crash/crash_lab.py W2-ours-deferrable W3-official-sync --keep`` (``--keep`` keeps the
+temporary AIRFLOW_HOME with every component's and task's log; so does ``DJ_CRASH_KEEP=1``, and a
+cell the harness could not drive).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
+from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
+
+DAGS = HERE / "dags"
+#: cells run at once; each holds one supervisor + task runner (or a trigger) at a time
+CONCURRENCY = int(os.environ.get("DJ_CRASH_CONCURRENCY", "8"))
+
+
+def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str, Any]:
+    """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
+    home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
+    started = time.monotonic()
+    fleet = stack = None
+    outcomes: dict[str, Outcome] = {}
+    ready = started
+    try:
+        (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
+        fleet = EmulatorFleet([c.key for c in cells], home / "emulators")
+        env = fleet.conn_env({c.conn_id: c.key for c in cells})
+        env["DJ_CRASH_CELLS"] = str(home / "cells.json")
+        stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + 4)
+        log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
+        stack.start()
+        wanted = {c.dag_id for c in cells}
+        wait_for("the crash DAGs to be parsed", lambda: wanted <= stack.dag_ids(), 180, 0.5)
+        ready = time.monotonic()
+        log(f"crash: stack up in {ready - started:.0f}s; running {len(cells)} cells")
+        emulators = {c.id: Emulator(fleet.urls[c.key]) for c in cells}
+        outcomes = run_cells(stack, emulators, cells)
+    finally:
+        cells_done = time.monotonic()
+        if stack is not None:
+            stack.stop()
+        if fleet is not None:
+            fleet.stop()
+        # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
+        failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
+        if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":
+            log(f"crash: stack home kept for inspection: {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+    return matrix_data(cells, outcomes, total=time.monotonic() - started, stack_start=ready - started,
+                       cells_time=cells_done - ready)
+
+
+def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[Cell],
+              concurrency: int = CONCURRENCY) -> dict[str, Outcome]:
+    outcomes: dict[str, Outcome] = {}
+    shared = [c for c in cells if not c.scenario.exclusive]
+    alone = [c for c in cells if c.scenario.exclusive]
+    ABORT.clear()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="cell") as pool:
+            futures = {c.id: pool.submit(run_cell, stack, emulators[c.id], c) for c in shared}
+            for cell_id, future in futures.items():
+                outcomes[cell_id] = future.result()
+        for cell in alone:  # they stop, pause or add the triggerer every deferred task shares
+            outcomes[cell.id] = run_cell(stack, emulators[cell.id], cell)
+    except BaseException:
+        ABORT.set()  # every cell's next wait raises, so the pool ends and the stack can be stopped
+        raise
+    return outcomes
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float, stack_start: float,
+                cells_time: float) -> dict[str, Any]:
+    return {
+        "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "versions": {d: _version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
+                                               "airflow-durable-jobs")},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "system": platform.system()},
+        "wall_seconds": {"total": round(total, 1), "stack_start": round(stack_start, 1),
+                         "cells": round(cells_time, 1)},
+        "concurrency": CONCURRENCY,
+        "scenarios": {s.name: {"title": s.title, "expect": _expect(s)} for s in SCENARIOS.values()},
+        "cells": [outcomes[c.id].to_json() for c in cells if c.id in outcomes],
+    }
+
+
+def _expect(scenario) -> dict[str, Any]:
+    return {"runs": scenario.expect_runs, "cancels": scenario.expect_cancels, "state": scenario.expect_state,
+            "min_try": scenario.expect_min_try, "max_try": scenario.expect_max_try}
+
+
+def main(argv: list[str]) -> int:
+    keep = "--keep" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    cells = [c for c in all_cells() if not names or c.id in names]
+    data = run_session(cells, keep=keep, log=lambda m: print(m, file=sys.stderr))
+    print(json.dumps(data, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

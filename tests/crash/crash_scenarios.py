@@ -1,0 +1,663 @@
+"""Crash scenarios: each drives one DAG run on the real stack and kills a real process in a window.
+
+A window is *proved* before anything is killed: the emulator shows the request parked on its
+hold with the client still connected (GET /_emulator/holds), and the task state store (REST API)
+shows what the window means (an intent without an id, or an id). Other sync points are observable
+state only: TI and trigger rows (REST API), the emulator's ledger and frozen clock, Airflow's own
+trigger log lines ("invoking on_kill", "trigger completed"), a request held at the Execution API
+proxy, a process's kernel wait channel. No sleeps stand in for synchronisation; the only timed
+wait is the SIGTERM grace period, which is what a kubelet gives an evicted pod.
+
+Each cell records, from the vendor's side: runs created, cancels of active runs, idempotency
+tokens; and from Airflow: the final task state and try number.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import psutil
+
+from crash_stack import AirflowStack, Emulator, StackDied, StackError, wait_for
+
+OPERATORS = ("ours", "official")
+CHECKPOINT_KEY = "databricks_run_id_durable"
+RAW_KEY = "databricks_run_id"
+SUBMIT = "jobs/runs/submit"
+GET = "jobs/runs/get"
+GET_OUTPUT = "jobs/runs/get-output"
+TERMINAL = ("success", "failed")
+#: kubelet's grace period between SIGTERM and SIGKILL, shortened for the test.
+SIGTERM_GRACE = 4.0
+KILLED_TASK_CLEANUP_TIME = 5  # the stack's [core] killed_task_cleanup_time
+STEP_TIMEOUT = 90.0
+#: set when the session is interrupted: every cell's next wait raises instead of waiting on
+ABORT = threading.Event()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    #: mode ("sync" / "deferrable") -> the driver that runs the scenario in that mode
+    drivers: dict[str, Callable[[CellRun], None]]
+    #: runs alone: it stops, pauses or adds a triggerer that every deferred task shares
+    exclusive: bool = False
+    #: what our operator must do: runs created, cancels, final state, try-number check
+    expect_runs: int = 1
+    expect_cancels: int | None = 0
+    expect_state: str = "success"
+    expect_min_try: int = 2
+    expect_max_try: int | None = None
+    expect_distinct_tokens: int | None = None
+    ci: tuple[str, ...] = ()  # modes that belong to the `crash_ci` subset
+
+
+@dataclass
+class Cell:
+    scenario: Scenario
+    operator: str
+    mode: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.scenario.name}-{self.operator}-{self.mode}"
+
+    @property
+    def key(self) -> str:
+        return self.id.replace("-", "_")
+
+    @property
+    def dag_id(self) -> str:
+        return f"crash__{self.key}"
+
+    @property
+    def conn_id(self) -> str:
+        return f"dbx_{self.key}"
+
+    def dag_spec(self) -> dict[str, Any]:
+        return {
+            "dag_id": self.dag_id, "operator": self.operator, "mode": self.mode, "conn_id": self.conn_id,
+            "reads_output": self.scenario.name == "W5" and self.mode == "deferrable",
+        }
+
+
+@dataclass
+class Outcome:
+    cell: str
+    scenario: str
+    title: str
+    operator: str
+    mode: str
+    runs_created: int | None = None
+    submit_calls: int | None = None
+    deduplicated: int | None = None
+    cancels: int | None = None
+    tokens: list[str | None] = field(default_factory=list)
+    run_results: list[str | None] = field(default_factory=list)
+    final_state: str | None = None
+    try_number: int | None = None
+    window: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deviations: list[str] = field(default_factory=list)
+    error: str | None = None
+    log_tail: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class CellRun:
+    """Everything a scenario driver needs for one cell: the stack, its emulator, its DAG run."""
+
+    run_id = "crash"
+    task_id = "submit"
+
+    def __init__(self, stack: AirflowStack, emulator: Emulator, cell: Cell):
+        self.stack = stack
+        self.emu = emulator
+        self.cell = cell
+        self.outcome = Outcome(cell.id, cell.scenario.name, cell.scenario.title, cell.operator, cell.mode)
+
+    # -------------------------------------------------------------- small helpers
+    @property
+    def ours(self) -> bool:
+        return self.cell.operator == "ours"
+
+    def proof(self, text: str) -> None:
+        self.outcome.window.append(text)
+
+    def note(self, text: str) -> None:
+        self.outcome.notes.append(text)
+
+    def wait(self, what: str, predicate: Callable[[], Any], timeout: float = STEP_TIMEOUT) -> Any:
+        def checked():
+            if ABORT.is_set():
+                raise StackDied("the crash session was aborted")
+            self.stack.check_alive()
+            return predicate()
+
+        return wait_for(f"{self.cell.id}: {what}", checked, timeout, 0.1)
+
+    def trigger(self) -> None:
+        self.stack.trigger(self.cell.dag_id, self.run_id)
+
+    def ti(self) -> dict[str, Any]:
+        return self.stack.ti(self.cell.dag_id, self.run_id, self.task_id)
+
+    def store(self) -> dict[str, Any]:
+        return self.stack.state_store(self.cell.dag_id, self.run_id, self.task_id)
+
+    def record(self) -> dict[str, Any] | None:
+        value = self.store().get(CHECKPOINT_KEY)
+        return value if isinstance(value, dict) else None
+
+    def stored_id(self) -> Any:
+        """The run id the store names (ours: the record's id; official: the bare value), or None."""
+        store = self.store()
+        record = store.get(CHECKPOINT_KEY)
+        if isinstance(record, dict):
+            return record.get("id")
+        return store.get(RAW_KEY)
+
+    def describe_store(self) -> str:
+        store = self.store()
+        record = store.get(CHECKPOINT_KEY)
+        if isinstance(record, dict):
+            if record.get("id") is None:
+                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
+            return f"store: id {record['id']} (status {record.get('status')})"
+        if RAW_KEY in store:
+            return f"store: bare id {store[RAW_KEY]}"
+        return "store: empty"
+
+    def ledger(self) -> dict[str, Any]:
+        return self.emu.ledger()
+
+    # -------------------------------------------------------------- windows
+    def arm(self, path: str, phase: str) -> None:
+        self.emu.hold(path, phase)
+
+    def wait_held(self, path: str, phase: str) -> dict[str, Any]:
+        held = self.wait(f"a request held at {path}/{phase}", lambda: self.emu.held(path))
+        self.proof(f"held {path} ({phase}) with the client connected")
+        return held
+
+    def wait_deferred_and_polled(self) -> dict[str, Any]:
+        ti = self.wait("the task deferred, its trigger assigned", lambda: self._deferred_assigned())
+        calls = self.ledger()["calls"].get(GET, 0)
+        self.wait("the trigger polling the vendor", lambda: self.ledger()["calls"].get(GET, 0) > calls)
+        self.proof(f"deferred; trigger {ti['trigger']['id']} on triggerer job {ti['trigger']['triggerer_id']} polling")
+        return ti
+
+    def _deferred_assigned(self) -> dict[str, Any] | None:
+        ti = self.ti()
+        if ti["state"] == "deferred" and ti.get("trigger") and ti["trigger"].get("triggerer_id"):
+            return ti
+        return None
+
+    def wait_stored_id(self) -> Any:
+        run = self.wait("the run id in the state store", self.stored_id)
+        self.proof(self.describe_store())
+        return run
+
+    def wait_polling(self, calls: int = 3) -> None:
+        """The sync task is in its poll loop (sleep + runs/get), past the XCom pushes that precede it."""
+        self.wait(f"{calls} runs/get calls (the task polling)", lambda: self.ledger()["calls"].get(GET, 0) >= calls)
+        self.proof(f"task polling (runs/get x{self.ledger()['calls'].get(GET, 0)})")
+
+    def trigger_log(self, triggerer_job: int, try_number: int = 1) -> list[str]:
+        """Events of this task's trigger log written by one triggerer job (Airflow's own log lines)."""
+        path = (self.stack.home / "logs" / f"dag_id={self.cell.dag_id}" / f"run_id={self.run_id}"
+                / f"task_id={self.task_id}" / f"attempt={try_number}.log.trigger.{triggerer_job}.log")
+        events = []
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            return []
+        for line in lines:
+            try:
+                events.append(str(json.loads(line).get("event") or ""))
+            except ValueError:
+                events.append(line)
+        return events
+
+    def wait_trigger_ended(self, triggerer_job: int, timeout: float = 60) -> list[str]:
+        """Until the trigger on ``triggerer_job`` logged "trigger completed" (on_kill, if any, is over)."""
+        events = self.wait(f"the trigger on triggerer job {triggerer_job} to end",
+                           lambda: (ev := self.trigger_log(triggerer_job)) and "trigger completed" in ev and ev,
+                           timeout)
+        return events
+
+    def freeze(self) -> None:
+        """Stop the emulator clock: runs stay active until thaw(), so a window cannot close by itself."""
+        self.emu.clock(speed=0)
+
+    def thaw(self) -> None:
+        self.emu.clock(speed=1)
+
+    # -------------------------------------------------------------- processes
+    def task_procs(self) -> list[psutil.Process]:
+        """Supervisor and task runner of the try that is running now."""
+
+        def found():
+            ti = self.ti()
+            if ti["state"] != "running":
+                return None
+            return self.stack.task_processes(ti["id"]) or None
+
+        return self.wait("the task's supervisor and runner processes", found)
+
+    def kill_worker(self, sig: signal.Signals = signal.SIGKILL) -> None:
+        """SIGKILL the worker: the supervisor (the LocalExecutor worker) and the task runner child."""
+        procs = self.task_procs()
+        try_number = self.ti()["try_number"]
+        for proc in procs:
+            try:
+                proc.send_signal(sig)
+            except psutil.NoSuchProcess:
+                pass
+        gone, alive = psutil.wait_procs(procs, timeout=10)
+        if alive:
+            raise StackError(f"{self.cell.id}: processes survived {sig.name}: {alive}")
+        self.note(f"{sig.name} supervisor pid {procs[0].pid} + runner pid {procs[1].pid} in try {try_number}")
+
+    def evict_worker(self) -> None:
+        """As a kubelet evicts a pod: SIGTERM the worker, grace period, then SIGKILL what is left."""
+        supervisor, runner = self.task_procs()
+        supervisor.send_signal(signal.SIGTERM)
+        _, alive = psutil.wait_procs([runner], timeout=SIGTERM_GRACE)
+        forwarded = [line for line in self.stack.procs["scheduler"].log_path.read_text(errors="replace").splitlines()
+                     if "Received signal, forwarding to task subprocess" in line and f"pid={runner.pid}" in line]
+        if forwarded:
+            self.proof(f"supervisor logged 'Received signal, forwarding to task subprocess' (runner pid {runner.pid})")
+        if alive:  # the pod's time is up: SIGKILL the supervisor and the task runner it still waits on
+            for proc in (supervisor, runner):
+                try:
+                    proc.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            psutil.wait_procs([supervisor, runner], timeout=10)
+            self.note(f"SIGTERM to supervisor pid {supervisor.pid}; task still running after the "
+                      f"{SIGTERM_GRACE:.0f}s grace: SIGKILL")
+        else:  # the try ended by itself; the LocalExecutor worker process is reused, leave it be
+            self.note(f"SIGTERM to supervisor pid {supervisor.pid}; the try ended within the grace")
+
+    def procs_of_ti(self, ti_id: str) -> list[psutil.Process]:
+        return self.stack.task_processes(ti_id)
+
+    # -------------------------------------------------------------- outcome
+    def finish(self, timeout: float = 240.0) -> None:
+        def done():
+            ti = self.ti()
+            if ti["state"] not in TERMINAL:
+                return None
+            if self.procs_of_ti(ti["id"]):
+                return None  # the try's process is still finishing (on_kill, log upload)
+            return ti
+
+        ti = self.wait("a final task state", done, timeout)
+        self.outcome.final_state = ti["state"]
+        self.outcome.try_number = ti["try_number"]
+
+    def task_log_tail(self, lines: int = 25) -> list[str]:
+        """The last lines of each try's task log, for a failing cell's message."""
+        folder = (self.stack.home / "logs" / f"dag_id={self.cell.dag_id}" / f"run_id={self.run_id}"
+                  / f"task_id={self.task_id}")
+        out = []
+        for path in sorted(folder.glob("attempt=*.log*")):
+            out.append(f"--- {path.name}")
+            for line in path.read_text(errors="replace").splitlines()[-lines:]:
+                try:
+                    entry = json.loads(line)
+                    out.append(f"{entry.get('timestamp', '')[11:23]} {entry.get('level', '')} {entry.get('event', '')}"[:300])
+                except ValueError:
+                    out.append(line[:300])
+        return out
+
+    def collect(self) -> None:
+        ledger = self.ledger()
+        subs = [s for s in ledger["submissions"] if s["status"] == 200]
+        self.outcome.submit_calls = len(ledger["submissions"])
+        self.outcome.deduplicated = sum(1 for s in subs if s["deduplicated"])
+        self.outcome.runs_created = ledger["runs_created"]
+        self.outcome.cancels = sum(1 for c in ledger["cancels"] if c["was_active"])
+        runs = sorted(ledger["runs"].items(), key=lambda kv: int(kv[0]))
+        self.outcome.tokens = [r["idempotency_token"] for _, r in runs]
+        self.outcome.run_results = [r["result_state"] or r["state"] for _, r in runs]
+
+
+# ====================================================================== drivers
+def kill_in_window(path: str, phase: str, *, store_check: Callable[[CellRun], None] | None = None):
+    def driver(run: CellRun) -> None:
+        run.arm(path, phase)
+        run.trigger()
+        run.wait_held(path, phase)
+        if store_check:
+            store_check(run)
+        run.proof(run.describe_store())
+        run.kill_worker()
+        run.emu.release(abandon=True)
+
+    return driver
+
+
+def _no_run_yet(run: CellRun) -> None:
+    if run.ledger()["runs_created"] != 0:
+        raise StackError("W1 window missed: the vendor already created a run")
+    if run.ours and not (run.record() and run.record()["id"] is None):
+        raise StackError("W1 window missed: no intent record before the submit")
+
+
+def _run_but_no_id(run: CellRun) -> None:
+    if run.ledger()["runs_created"] != 1:
+        raise StackError("W2 window missed: the vendor has not created the run")
+    if run.stored_id() is not None:
+        raise StackError("W2 window missed: the id already reached the store")
+    run.proof("vendor: run created; its id has not reached the store")
+
+
+def _id_stored(run: CellRun) -> None:
+    if run.ours or run.cell.mode == "sync":  # the official deferrable path stores nothing
+        if run.stored_id() is None:
+            raise StackError("W3 window missed: no id in the store yet")
+
+
+def w4_triggerer_restart(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    run.wait_deferred_and_polled()
+    stack = run.stack
+    old = stack.procs["triggerer"]
+    before = {j["id"] for j in stack.triggerer_jobs()}
+    tree = [p for p in psutil.Process(old.pid).children(recursive=True)] + [psutil.Process(old.pid)]
+    for proc in tree:
+        proc.kill()
+    psutil.wait_procs(tree, timeout=10)
+    run.note(f"SIGKILL triggerer pid {old.pid} and its {len(tree) - 1} child process(es)")
+    if run.ledger()["runs"] and all(r["state"] == "TERMINATED" for r in run.ledger()["runs"].values()):
+        raise StackError("W4 window missed: the run ended before the triggerer was killed")
+    stack.start_triggerer("triggerer")
+    ti = run.wait("the trigger picked up by the restarted triggerer", lambda: _reassigned(run, before))
+    run.proof(f"trigger re-assigned to new triggerer job {ti['trigger']['triggerer_id']}")
+    run.thaw()
+
+
+def _reassigned(run: CellRun, old_jobs: set[int]) -> dict[str, Any] | None:
+    ti = run.ti()
+    trig = ti.get("trigger") or {}
+    if ti["state"] == "deferred" and trig.get("triggerer_id") and trig["triggerer_id"] not in old_jobs:
+        return ti
+    return None
+
+
+def w5_sync(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    run_id = run.wait_stored_id()
+    run.arm(GET, "before")
+    run.wait_held(GET, "before")
+    run.emu.clock(advance=3600)
+    state = run.ledger()["runs"][str(run_id)]
+    if state["result_state"] != "SUCCESS":
+        raise StackError(f"W5 window missed: run {run_id} is {state}")
+    run.proof(f"vendor: run {run_id} TERMINATED/SUCCESS while the worker's poll is held")
+    run.kill_worker()
+    run.emu.release(abandon=True)
+    run.thaw()
+
+
+def w5_deferrable(run: CellRun) -> None:
+    run.arm(GET_OUTPUT, "before")
+    run.trigger()
+    held = run.wait_held(GET_OUTPUT, "before")
+    del held
+    ledger = run.ledger()
+    results = [r["result_state"] for r in ledger["runs"].values()]
+    if results != ["SUCCESS"]:
+        raise StackError(f"W5 window missed: runs {results}")
+    run.proof("vendor: run SUCCESS; worker inside execute_complete (runs/get-output held)")
+    run.proof(run.describe_store())
+    run.kill_worker()
+    run.emu.release(abandon=True)
+
+
+def w6_genuine_failure(run: CellRun) -> None:
+    run.emu.config(outcomes=["FAILED"])
+    run.trigger()
+    run.wait("the first run to fail and a second run to start", lambda: run.ledger()["runs_created"] >= 2, 180)
+    run.proof("vendor: first run FAILED (planned), a retry submitted again")
+
+
+def sigterm_sync(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    run.wait_stored_id()
+    run.evict_worker()
+    run.thaw()
+
+
+def sigterm_deferrable(run: CellRun) -> None:
+    run.freeze()
+    run.arm(GET, "before")
+    run.trigger()
+    run.wait_held(GET, "before")
+    run.proof(run.describe_store())
+    run.evict_worker()
+    run.emu.release(abandon=True)
+    run.thaw()
+
+
+def trigger_move(run: CellRun) -> None:
+    """Two triggerers; the one running our trigger is paused until the trigger moves, then resumed."""
+    stack = run.stack
+    run.freeze()
+    run.trigger()
+    ti = run.wait_deferred_and_polled()
+    home_job = ti["trigger"]["triggerer_id"]
+    before = {j["id"] for j in stack.triggerer_jobs()}
+    second = stack.start_triggerer("triggerer-2")
+    try:
+        new_job = run.wait("the second triggerer's heartbeat",
+                           lambda: ({j["id"] for j in stack.triggerer_jobs()} - before) or None)
+        first = stack.procs["triggerer"]
+        tree = [psutil.Process(first.pid), *psutil.Process(first.pid).children(recursive=True)]
+        for proc in tree:
+            proc.suspend()
+        run.note(f"second triggerer (job {min(new_job)}) up; SIGSTOP triggerer pid {first.pid} "
+                 f"(+{len(tree) - 1} children), home of job {home_job}")
+        try:
+            moved = run.wait("the trigger to move to the second triggerer",
+                             lambda: _reassigned(run, {home_job}), 120)
+            run.proof(f"trigger moved from triggerer job {home_job} to {moved['trigger']['triggerer_id']}")
+            polls = run.ledger()["calls"].get(GET, 0)
+            run.wait("the second triggerer polling", lambda: run.ledger()["calls"].get(GET, 0) > polls)
+        finally:
+            for proc in tree:
+                proc.resume()
+        run.note(f"SIGCONT triggerer pid {first.pid}")
+        events = run.wait_trigger_ended(home_job, 90)
+        if any("invoking on_kill" in e for e in events):
+            run.proof("resumed triggerer: 'Trigger cancelled by user action, invoking on_kill' on its moved copy")
+        else:
+            run.proof("resumed triggerer ended its moved copy without on_kill")
+        run.thaw()
+        run.finish()
+    finally:
+        stack.procs.pop("triggerer-2", None)
+        second.stop(grace=8)
+
+
+def mark_failed_sync(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    run.wait_stored_id()
+    run.wait_polling()
+    procs = run.task_procs()
+    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
+                   {"new_state": "failed"})
+    run.note("PATCH taskInstances new_state=failed while running")
+    run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
+    run.thaw()
+
+
+def mark_failed_deferred(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    ti = run.wait_deferred_and_polled()
+    home = ti["trigger"]["triggerer_id"]
+    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
+                   {"new_state": "failed"})
+    run.note("PATCH taskInstances new_state=failed while deferred")
+    events = run.wait_trigger_ended(home)
+    if not any("invoking on_kill" in e for e in events):
+        raise StackError("the triggerer ended the trigger without calling on_kill")
+    run.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
+    run.thaw()
+
+
+def _wchan(proc: psutil.Process) -> str:
+    try:
+        return open(f"/proc/{proc.pid}/wchan").read().strip()
+    except OSError:
+        return ""
+
+
+def mark_failed_in_call(run: CellRun) -> None:
+    """The user's kill lands while the task runner waits on the supervisor (a state-store write).
+
+    The supervisor's heartbeat is held at the Execution API proxy, so the runner's next request to
+    Airflow (writing the run id to the store, right after runs/submit returns) stays unanswered;
+    the user marks the task failed; the heartbeat is released, answers 409 and the supervisor
+    SIGTERMs the runner, whose on_kill now runs *inside* that pending call.
+    """
+    run.freeze()
+    run.arm(SUBMIT, "after")
+    run.trigger()
+    run.wait_held(SUBMIT, "after")
+    supervisor, runner = run.task_procs()
+    heartbeat = f"/execution/task-instances/{run.ti()['id']}/heartbeat"
+    run.stack.proxy.hold("PUT", heartbeat)
+    run.wait("the supervisor's heartbeat held at the Execution API proxy",
+             lambda: run.stack.proxy.held(heartbeat))
+    run.proof("supervisor inside its heartbeat call (held at the Execution API proxy)")
+    run.emu.release()
+    run.wait("the task runner blocked on a reply from its supervisor",
+             lambda: _wchan(runner) == "unix_stream_read_generic")
+    run.proof(f"runner pid {runner.pid} blocked on its supervisor socket (wchan unix_stream_read_generic); "
+              + run.describe_store())
+    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
+                   {"new_state": "failed"})
+    run.stack.proxy.release(heartbeat)
+    released = time.monotonic()
+    run.wait("the task runner to exit", lambda: not runner.is_running(), 120)
+    run.note(f"PATCH new_state=failed, heartbeat released: runner exited after {time.monotonic() - released:.1f}s "
+             f"(SIGKILL comes at [core] killed_task_cleanup_time = {KILLED_TASK_CLEANUP_TIME}s)")
+    run.thaw()
+
+
+def clear_running(run: CellRun) -> None:
+    run.freeze()
+    run.trigger()
+    first = run.wait_stored_id()
+    run.wait_polling()
+    procs = run.task_procs()
+    run.stack.call("POST", f"/dags/{run.cell.dag_id}/clearTaskInstances", {
+        "dry_run": False, "dag_run_id": run.run_id, "task_ids": [run.task_id], "only_failed": False,
+        "reset_dag_runs": True,
+    })
+    run.note(f"clearTaskInstances while running (run {first})")
+    run.wait("the cleared try's task runner to exit", lambda: not procs[1].is_running(), 60)
+    run.thaw()
+
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
+    Scenario("W1", "worker SIGKILL before submit (runs/submit held before the vendor)",
+             {"sync": kill_in_window(SUBMIT, "before", store_check=_no_run_yet),
+              "deferrable": kill_in_window(SUBMIT, "before", store_check=_no_run_yet)}),
+    Scenario("W2", "worker SIGKILL after the vendor accepted, before the id reached the store",
+             {"sync": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id),
+              "deferrable": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id)},
+             ci=("deferrable",)),
+    Scenario("W3", "worker SIGKILL after the checkpoint: before defer() / while polling",
+             {"sync": kill_in_window(GET, "before", store_check=_id_stored),
+              "deferrable": kill_in_window(GET, "before", store_check=_id_stored)},
+             ci=("deferrable",)),
+    Scenario("W4", "triggerer SIGKILL while deferred, then restarted (costs no try)",
+             {"deferrable": w4_triggerer_restart}, exclusive=True, expect_min_try=1, expect_max_try=1),
+    Scenario("W5", "worker SIGKILL after the run succeeded (sync: last poll held; deferrable: in execute_complete)",
+             {"sync": w5_sync, "deferrable": w5_deferrable}),
+    Scenario("W6", "the run genuinely fails, then a retry",
+             {"sync": w6_genuine_failure, "deferrable": w6_genuine_failure},
+             expect_runs=2, expect_distinct_tokens=2),
+    Scenario("SIGTERM", "worker SIGTERM (eviction/deploy), 4 s grace, then SIGKILL",
+             {"sync": sigterm_sync, "deferrable": sigterm_deferrable}, ci=("sync", "deferrable")),
+    Scenario("TRIGGER-MOVE", "two triggerers; the one running the trigger SIGSTOPped until it moves, then SIGCONT",
+             {"deferrable": trigger_move}, exclusive=True, expect_min_try=1, expect_max_try=1),
+    Scenario("MARK-FAILED", "user marks the task failed (sync: while polling; deferrable: while deferred)",
+             {"sync": mark_failed_sync, "deferrable": mark_failed_deferred},
+             expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
+    Scenario("MARK-FAILED-IN-CALL", "user marks the task failed while its runner waits on Airflow (state-store write)",
+             {"sync": mark_failed_in_call},
+             expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
+    Scenario("CLEAR", "user clears the running task (a fresh run is wanted)",
+             {"sync": clear_running}, expect_runs=2, expect_cancels=1, expect_min_try=2),
+]}
+
+
+def all_cells() -> list[Cell]:
+    return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS]
+
+
+def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
+    run = CellRun(stack, emulator, cell)
+    started = time.monotonic()
+    try:
+        cell.scenario.drivers[cell.mode](run)
+        if run.outcome.final_state is None:
+            run.finish()
+    except Exception as err:  # recorded, and the cell's test fails with it
+        run.outcome.error = f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=6)}"
+        try:
+            ti = run.ti()
+            run.outcome.final_state, run.outcome.try_number = ti["state"], ti["try_number"]
+        except Exception:
+            pass
+    try:
+        run.collect()
+    except Exception as err:
+        run.outcome.error = (run.outcome.error or "") + f"\ncollect failed: {err!r}"
+    run.outcome.seconds = round(time.monotonic() - started, 1)
+    run.outcome.deviations = violations(run.outcome, cell.scenario)
+    if run.outcome.error or (run.ours and run.outcome.deviations):
+        run.outcome.log_tail = run.task_log_tail()
+    return run.outcome
+
+
+def violations(outcome: Outcome, scenario: Scenario) -> list[str]:
+    """Where an outcome differs from what the scenario demands of an exactly-once operator."""
+    bad = []
+    if outcome.runs_created != scenario.expect_runs:
+        bad.append(f"{outcome.runs_created} runs created, expected {scenario.expect_runs}")
+    if scenario.expect_cancels is not None and outcome.cancels != scenario.expect_cancels:
+        bad.append(f"{outcome.cancels} cancels, expected {scenario.expect_cancels}")
+    if outcome.final_state != scenario.expect_state:
+        bad.append(f"final state {outcome.final_state}, expected {scenario.expect_state}")
+    tn = outcome.try_number or 0
+    if tn < scenario.expect_min_try or (scenario.expect_max_try is not None and tn > scenario.expect_max_try):
+        want = (f"{scenario.expect_min_try}" if scenario.expect_max_try == scenario.expect_min_try
+                else f">= {scenario.expect_min_try}")
+        bad.append(f"try_number {tn}, expected {want}")
+    if scenario.expect_distinct_tokens is not None and outcome.operator == "ours":
+        tokens = {t for t in outcome.tokens if t}
+        if len(tokens) != scenario.expect_distinct_tokens:
+            bad.append(f"{len(tokens)} distinct idempotency tokens, expected {scenario.expect_distinct_tokens}")
+    return bad

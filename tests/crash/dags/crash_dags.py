@@ -1,0 +1,74 @@
+"""One DAG per crash-test cell (scenario x operator x mode), read from $DJ_CRASH_CELLS.
+
+``airflow`` + ``DAG`` appear in this file so the DAG processor's heuristic picks it up. Each cell's
+DAG has one task, ``submit``, talking to that cell's own emulator through its own connection id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+
+import pendulum
+from airflow.providers.databricks.operators import databricks as official
+from airflow.sdk import DAG
+
+from durable_jobs.operators import databricks as ours
+
+TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]
+
+
+class ReadsOutputOnComplete:
+    """The usual subclass: read the run's output when the trigger fires (one runs/get-output call).
+
+    Used by W5 (deferrable) so the worker can be held, and killed, inside ``execute_complete``.
+    """
+
+    def execute_complete(self, context, event=None):
+        run_id = (event or {}).get("run_id") or (event or {}).get("job_id")
+        self._hook.get_run_output(run_id)
+        return super().execute_complete(context, event)
+
+
+class OursReadsOutput(ReadsOutputOnComplete, ours.DatabricksSubmitRunOperator):
+    pass
+
+
+class OfficialReadsOutput(ReadsOutputOnComplete, official.DatabricksSubmitRunOperator):
+    pass
+
+
+OPERATORS = {
+    ("ours", False): ours.DatabricksSubmitRunOperator,
+    ("official", False): official.DatabricksSubmitRunOperator,
+    ("ours", True): OursReadsOutput,
+    ("official", True): OfficialReadsOutput,
+}
+
+
+def _cells() -> list[dict]:
+    path = os.environ.get("DJ_CRASH_CELLS")
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)
+
+
+for cell in _cells():
+    with DAG(
+        cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
+        max_active_runs=1, tags=["durable-jobs-crash"],
+    ) as dag:
+        op = OPERATORS[(cell["operator"], bool(cell.get("reads_output")))]
+        kwargs = dict(
+            task_id="submit", run_name=cell["dag_id"], tasks=TASKS,
+            databricks_conn_id=cell["conn_id"], polling_period_seconds=0.5,
+            databricks_retry_limit=3, databricks_retry_delay=0.5,
+            deferrable=cell["mode"] == "deferrable",
+            retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0),
+        )
+        if cell["operator"] == "ours":
+            kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+        op(**kwargs)
+    globals()[cell["dag_id"]] = dag
