@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from abc import abstractmethod
 import time
 from collections.abc import Mapping
 from functools import cached_property
@@ -113,12 +114,13 @@ class DurableJobMixin(ResumableJobMixin):
         self._job_id: Any = None
 
     # ----------------------------------------------------------------- subclass surface
+    @abstractmethod
     def make_job_client(self) -> JobClient:
-        raise NotImplementedError(f"{type(self).__name__} must implement make_job_client()")
+        """The vendor's client, built from the operator's own connection and retry arguments."""
 
+    @abstractmethod
     def prepare_request(self, context: Context, *, fresh_key: bool) -> Mapping[str, Any]:
         """The request to send (per-try decoration allowed); ``fresh_key`` is False on a same-key resend."""
-        raise NotImplementedError(f"{type(self).__name__} must implement prepare_request()")
 
     def user_idempotency_token(self) -> str | None:
         return getattr(self, "idempotency_token", None)
