@@ -7,7 +7,7 @@ EXTRAS ?= databricks,amazon,docs,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-unit test-integration crash lint docs constraints clean compat compat-constraints
+.PHONY: venv demo test test-unit test-integration crash crash-ci lint docs constraints clean compat compat-constraints
 
 venv: $(STAMP)
 
@@ -21,8 +21,11 @@ $(STAMP):
 demo: venv
 	$(BIN)/durable-jobs demo
 
+# The whole suite: unit, integration (Airflow runs the DAGs against the emulators), lint, docs
+# build, the crash suite (real Airflow processes killed by PID), then the Airflow 3.2/2.11 job.
 test: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(MAKE) compat
 
 test-unit: venv
 	$(BIN)/python -m pytest -q tests/unit
@@ -32,6 +35,13 @@ test-integration: venv
 
 docs: venv
 	$(BIN)/sphinx-build -W --keep-going -b html docs build/docs
+
+# Real Airflow processes killed by PID (tests/crash); writes artifacts/crash-matrix.json and .md.
+crash: venv
+	DJ_CRASH=all DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
+
+crash-ci: venv
+	DJ_CRASH=ci $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
 
 lint: venv
 	$(BIN)/durable-jobs lint example_dags
@@ -44,11 +54,13 @@ constraints:
 
 # Compatibility job: the package on Airflow 3.2 and 2.11 with the provider versions pinned for 3.3,
 # each in .venv-compat/<short>/ built from constraints/constraints-<short>-py3.11.txt without pip's
-# cache, then the subset in tests/compat run through Airflow itself (dag.test) by that venv's python.
-# `make -j2 compat` builds and runs both versions side by side.
+# cache, then the subset in tests/compat run through Airflow itself (dag.test) by that venv's python:
+# the Databricks operators against the emulator, the AWS ones against moto behind the fault proxy.
+# `make compat` builds and runs the versions side by side (COMPAT_JOBS at a time, each version's
+# output printed in one piece when it ends); `make compat-3.2` runs one.
 COMPAT_VERSIONS ?= 3.2 2.11
-COMPAT_EXTRAS ?= databricks
-COMPAT_TOOLS ?= pytest jsonschema
+COMPAT_EXTRAS ?= databricks,amazon
+COMPAT_TOOLS ?= pytest jsonschema moto[server,batch,glue,emr-serverless]
 COMPAT_AIRFLOW_3.2 := 3.2.2
 COMPAT_CUTOFF_3.2 := 2026-06-03
 COMPAT_AIRFLOW_2.11 := 2.11.2
@@ -59,7 +71,10 @@ COMPAT_RUNS := $(addprefix compat-,$(COMPAT_VERSIONS))
 COMPAT_VENVS := $(addprefix compat-venv-,$(COMPAT_VERSIONS))
 .PHONY: $(COMPAT_RUNS) $(COMPAT_VENVS)
 
-compat: $(COMPAT_RUNS)
+COMPAT_JOBS ?= 2
+
+compat:
+	@$(MAKE) --no-print-directory -j$(COMPAT_JOBS) --output-sync=target $(COMPAT_RUNS)
 
 $(COMPAT_RUNS): compat-%: compat-venv-%
 	.venv-compat/$*/bin/python -m pytest -c tests/compat/pytest.ini tests/compat
@@ -69,11 +84,11 @@ $(COMPAT_VENVS): compat-venv-%:
 	  rm -rf .venv-compat/$*; $(PYTHON) -m venv .venv-compat/$*; \
 	  .venv-compat/$*/bin/pip install --quiet --no-cache-dir --upgrade pip; \
 	  .venv-compat/$*/bin/pip install --quiet --no-cache-dir -c constraints/constraints-$*-py3.11.txt \
-	    -e ".[$(COMPAT_EXTRAS)]" $(COMPAT_TOOLS); \
+	    -e ".[$(COMPAT_EXTRAS)]" $(foreach t,$(COMPAT_TOOLS),"$(t)"); \
 	  touch $(call compat_stamp,$*); }
 
 compat-constraints:
-	$(foreach v,$(COMPAT_VERSIONS),PYTHON=$(PYTHON) constraints/regenerate-compat.sh $(v) $(COMPAT_AIRFLOW_$(v)) $(COMPAT_CUTOFF_$(v)) $(COMPAT_EXTRAS) $(COMPAT_TOOLS) &&) true
+	$(foreach v,$(COMPAT_VERSIONS),PYTHON=$(PYTHON) constraints/regenerate-compat.sh $(v) $(COMPAT_AIRFLOW_$(v)) $(COMPAT_CUTOFF_$(v)) $(COMPAT_EXTRAS) $(foreach t,$(COMPAT_TOOLS),"$(t)") &&) true
 
 clean:
 	rm -rf $(VENV) .venv-compat .pytest_cache

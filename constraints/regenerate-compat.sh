@@ -2,11 +2,12 @@
 # Regenerate constraints-<short>-py3.11.txt for the compatibility job (make compat-constraints).
 #
 #   constraints/regenerate-compat.sh SHORT AIRFLOW_VERSION CUTOFF EXTRAS TOOLS...
-#   e.g. constraints/regenerate-compat.sh 3.2 3.2.2 2026-06-03 databricks pytest jsonschema
+#   e.g. constraints/regenerate-compat.sh 3.2 3.2.2 2026-06-03 databricks,amazon pytest jsonschema 'moto[server]'
 #
 # Airflow publishes its own constraints files only on GitHub, which this project cannot reach, so
 # they are rebuilt the way Airflow builds them: resolve apache-airflow==VERSION with only the
-# releases that existed on CUTOFF (its release date). Then the provider and test-tool pins of
+# releases that existed on CUTOFF (its release date). Then the provider, boto stack (boto3, botocore,
+# s3transfer, aiobotocore) and test-tool (pytest, jsonschema, moto) pins of
 # constraints-3.3-py3.11.txt replace those lines (the same providers on every Airflow), the rest is
 # re-resolved around them, and the result is frozen. Needs pip >= 25.1 for --uploaded-prior-to.
 set -euo pipefail
@@ -23,7 +24,7 @@ trap 'rm -rf "$work"' EXIT
 "$work/era/bin/pip" install --quiet --no-cache-dir --uploaded-prior-to "${cutoff}T00:00:00Z" "apache-airflow==$airflow"
 "$work/era/bin/pip" freeze > "$work/era.txt"
 
-grep -E '^(apache-airflow-providers-|pytest==|pluggy==|iniconfig==|jsonschema==|jsonschema-specifications==)' \
+grep -E '^(apache-airflow-providers-|boto3==|botocore==|s3transfer==|aiobotocore==|moto==|pytest==|pluggy==|iniconfig==|jsonschema==|jsonschema-specifications==)' \
     constraints/constraints-3.3-py3.11.txt > "$work/pins.txt"
 "$python" - "$work/era.txt" "$work/pins.txt" "$work/combined.txt" <<'EOF'
 import re, sys
@@ -38,7 +39,7 @@ EOF
 "$work/final/bin/pip" install --quiet --no-cache-dir --upgrade pip
 "$work/final/bin/pip" install --quiet --no-cache-dir -c "$work/combined.txt" "apache-airflow==$airflow" ".[$extras]" "$@"
 {
-    echo "# Pins for the compatibility job (Airflow $airflow, Python 3.11): the provider and test-tool pins of constraints-3.3-py3.11.txt,"
+    echo "# Pins for the compatibility job (Airflow $airflow, Python 3.11): the provider, boto-stack and test-tool pins of constraints-3.3-py3.11.txt,"
     echo "# everything else as resolved for Airflow $airflow on $cutoff (its release). Regenerate: make compat-constraints."
     "$work/final/bin/pip" freeze --exclude-editable | grep -v '^airflow-durable-jobs'
 } > "$out.new"

@@ -10,6 +10,7 @@ does nothing and its tests are not collected, so the two setups never meet.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -51,6 +52,23 @@ def pytest_configure(config: pytest.Config) -> None:
         [str(Path(sys.executable).with_name("airflow")), "db", "migrate"],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
     )
+    _reuse_in_process_execution_api()
+
+
+def _reuse_in_process_execution_api() -> None:
+    """One in-process Execution API app for the session instead of one per dag.test() step (Airflow 3).
+
+    Airflow 3's dag.test() builds a new app (FastAPI + cadwyn route generation, ~3 s on a 2-core
+    machine) for every task try, inline trigger run and resume; the app holds no per-run state (the
+    DAG bag is overridden on each call), so the compat runs share one. No-op on Airflow 2.
+    """
+    try:
+        from airflow.sdk.execution_time import supervisor
+    except ImportError:
+        return
+    factory = getattr(supervisor, "in_process_api_server", None)
+    if factory is not None and not hasattr(factory, "cache_info"):
+        supervisor.in_process_api_server = functools.lru_cache(maxsize=1)(factory)
 
 
 # The emulator fixtures, imported rather than listed in pytest_plugins (which only a rootdir conftest

@@ -32,8 +32,22 @@ def _operator_modules() -> tuple[list[type], list[str]]:
     return classes, skipped
 
 
+def _compat_dag_modules() -> list:
+    """compat_dags, plus each vendor's compat DAG module whose provider is installed here."""
+    modules = [compat_dags]
+    try:
+        import compat_aws_dags
+    except ModuleNotFoundError as err:
+        if not (err.name or "").startswith("airflow.providers."):
+            raise
+    else:
+        modules.append(compat_aws_dags)
+    return modules
+
+
 def _compat_tasks() -> list:
-    return [task for dag in vars(compat_dags).values() if hasattr(dag, "task_dict") for task in dag.tasks]
+    return [task for module in _compat_dag_modules() for dag in vars(module).values()
+            if hasattr(dag, "task_dict") for task in dag.tasks]
 
 
 def test_every_operator_has_a_sync_and_a_deferrable_compat_dag():
