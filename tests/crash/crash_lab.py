@@ -26,6 +26,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
+from crash_aws import BatchFleet  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
 
 DAGS = HERE / "dags"
@@ -37,13 +38,18 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
-    fleet = stack = None
+    fleet = stack = batch = None
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
-        fleet = EmulatorFleet([c.key for c in cells], home / "emulators")
-        env = fleet.conn_env({c.conn_id: c.key for c in cells})
+        dbx = [c for c in cells if c.scenario.vendor == "databricks"]
+        aws = [c for c in cells if c.scenario.vendor == "batch"]
+        fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
+        env = fleet.conn_env({c.conn_id: c.key for c in dbx})
+        if aws:  # moto + one fault proxy per cell, threads of this process on 127.0.0.1
+            batch = BatchFleet({c.key: c.dag_id for c in aws})
+            env.update(batch.conn_env({c.conn_id: c.key for c in aws}))
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
@@ -52,7 +58,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         wait_for("the crash DAGs to be parsed", lambda: wanted <= stack.dag_ids(), 180, 0.5)
         ready = time.monotonic()
         log(f"crash: stack up in {ready - started:.0f}s; running {len(cells)} cells")
-        emulators = {c.id: Emulator(fleet.urls[c.key]) for c in cells}
+        emulators = {c.id: Emulator(fleet.urls[c.key]) for c in dbx}
+        emulators.update({c.id: batch.vendors[c.key] for c in aws})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -60,6 +67,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             stack.stop()
         if fleet is not None:
             fleet.stop()
+        if batch is not None:
+            batch.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":
@@ -73,7 +82,9 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
 def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[Cell],
               concurrency: int = CONCURRENCY) -> dict[str, Outcome]:
     outcomes: dict[str, Outcome] = {}
-    shared = [c for c in cells if not c.scenario.exclusive]
+    # Batch cells first: the official BatchOperator's sync wait sleeps 1-10 s at random between polls,
+    # so its cells are the longest; started first, they overlap the Databricks cells instead of trailing.
+    shared = sorted((c for c in cells if not c.scenario.exclusive), key=lambda c: c.scenario.vendor != "batch")
     alone = [c for c in cells if c.scenario.exclusive]
     ABORT.clear()
     try:
@@ -101,12 +112,13 @@ def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float
     return {
         "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "versions": {d: _version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
-                                               "airflow-durable-jobs")},
+                                               "apache-airflow-providers-amazon", "airflow-durable-jobs")},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "system": platform.system()},
         "wall_seconds": {"total": round(total, 1), "stack_start": round(stack_start, 1),
                          "cells": round(cells_time, 1)},
         "concurrency": CONCURRENCY,
-        "scenarios": {s.name: {"title": s.title, "expect": _expect(s)} for s in SCENARIOS.values()},
+        "scenarios": {s.name: {"title": s.title, "vendor": s.vendor, "expect": _expect(s)}
+                      for s in SCENARIOS.values()},
         "cells": [outcomes[c.id].to_json() for c in cells if c.id in outcomes],
     }
 

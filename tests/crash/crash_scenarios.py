@@ -25,6 +25,10 @@ from typing import Any
 
 import psutil
 
+from crash_aws import ACTIVE as BATCH_ACTIVE
+from crash_aws import CANCEL_OPS as BATCH_CANCEL_OPS
+from crash_aws import DESCRIBE as BATCH_DESCRIBE
+from crash_aws import SUBMIT_JOB as BATCH_SUBMIT
 from crash_stack import AirflowStack, Emulator, StackDied, StackError, wait_for
 
 OPERATORS = ("ours", "official")
@@ -58,6 +62,8 @@ class Scenario:
     expect_max_try: int | None = None
     expect_distinct_tokens: int | None = None
     ci: tuple[str, ...] = ()  # modes that belong to the `crash_ci` subset
+    #: the vendor the cell's job runs on ("databricks": emulator subprocess; "batch": moto + proxy)
+    vendor: str = "databricks"
 
 
 @dataclass
@@ -80,11 +86,12 @@ class Cell:
 
     @property
     def conn_id(self) -> str:
-        return f"dbx_{self.key}"
+        return f"{'aws' if self.scenario.vendor == 'batch' else 'dbx'}_{self.key}"
 
     def dag_spec(self) -> dict[str, Any]:
         return {
             "dag_id": self.dag_id, "operator": self.operator, "mode": self.mode, "conn_id": self.conn_id,
+            "vendor": self.scenario.vendor,
             "reads_output": self.scenario.name == "W5" and self.mode == "deferrable",
         }
 
@@ -613,12 +620,125 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
 ]}
 
 
+class BatchCellRun(CellRun):
+    """A cell on AWS Batch: ``self.emu`` is the cell's ``BatchVendor`` (its proxy in front of moto)."""
+
+    checkpoint_key = "batch_job_id_durable"  # durable_jobs.operators.aws.BatchOperator.external_id_key
+    raw_key = "batch_job_id"
+
+    def record(self) -> dict[str, Any] | None:
+        value = self.store().get(self.checkpoint_key)
+        return value if isinstance(value, dict) else None
+
+    def stored_id(self) -> Any:
+        store = self.store()
+        record = store.get(self.checkpoint_key)
+        if isinstance(record, dict):
+            return record.get("id")
+        return store.get(self.raw_key)
+
+    def describe_store(self) -> str:
+        store = self.store()
+        record = store.get(self.checkpoint_key)
+        if isinstance(record, dict):
+            if record.get("id") is None:
+                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
+            return f"store: id {record['id']} (status {record.get('status')})"
+        if self.raw_key in store:
+            return f"store: bare id {store[self.raw_key]}"
+        return "store: empty"
+
+    def freeze(self) -> None:
+        """moto's state manager is process-wide: only exclusive cells may freeze Batch jobs."""
+        self.emu.env.moto.hold()
+
+    def thaw(self) -> None:
+        self.emu.env.moto.progress()
+
+    def wait_deferred_and_polled(self) -> dict[str, Any]:
+        ti = self.wait("the task deferred, its trigger assigned", lambda: self._deferred_assigned())
+        calls = self.emu.calls(BATCH_DESCRIBE)
+        self.wait("the trigger polling DescribeJobs", lambda: self.emu.calls(BATCH_DESCRIBE) > calls)
+        self.proof(f"deferred; trigger {ti['trigger']['id']} on triggerer job {ti['trigger']['triggerer_id']} "
+                   "polling batch:DescribeJobs")
+        return ti
+
+    def collect(self) -> None:
+        from durable_jobs.hooks.aws_base import KEY_TAG
+
+        created = self.emu.created()
+        jobs = self.emu.jobs()
+        self.outcome.submit_calls = self.emu.calls(BATCH_SUBMIT)
+        self.outcome.deduplicated = 0
+        self.outcome.runs_created = len(jobs)
+        if len(jobs) != len(created):
+            self.note(f"moto lists {len(jobs)} jobs named {self.emu.job_name}*, the proxy saw {len(created)} created")
+        self.outcome.cancels = sum(self.emu.calls(op) for op in BATCH_CANCEL_OPS)
+        self.outcome.tokens = [(j.get("tags") or {}).get(KEY_TAG) for j in jobs]
+        self.outcome.run_results = [j["status"] for j in jobs]
+
+
+def batch_w2(run: BatchCellRun) -> None:
+    """SubmitJob parked at the proxy *after* moto created the job; the worker is SIGKILLed there."""
+    run.emu.hold_submit()
+    run.trigger()
+    run.wait(f"{BATCH_SUBMIT} parked after moto created the job", run.emu.held)
+    created = run.emu.created()
+    if len(created) != 1:
+        raise StackError(f"BATCH-W2 window missed: {len(created)} jobs created")
+    if run.stored_id() is not None:
+        raise StackError("BATCH-W2 window missed: the id already reached the store")
+    if run.ours and not run.record():
+        raise StackError("BATCH-W2 window missed: no intent record before the submit")
+    run.proof(f"held {BATCH_SUBMIT} (after AWS created job {created[0]}) with the reply unsent")
+    run.proof("vendor: job created; its id has not reached the store")
+    run.proof(run.describe_store())
+    run.kill_worker()
+    run.emu.release(abandon=True)
+
+
+def batch_w4(run: BatchCellRun) -> None:
+    """As W4: the job is kept active (moto held) while the triggerer is SIGKILLed and restarted."""
+    run.freeze()
+    try:
+        run.trigger()
+        run.wait_deferred_and_polled()
+        stack = run.stack
+        old = stack.procs["triggerer"]
+        before = {j["id"] for j in stack.triggerer_jobs()}
+        tree = [p for p in psutil.Process(old.pid).children(recursive=True)] + [psutil.Process(old.pid)]
+        for proc in tree:
+            proc.kill()
+        psutil.wait_procs(tree, timeout=10)
+        run.note(f"SIGKILL triggerer pid {old.pid} and its {len(tree) - 1} child process(es)")
+        states = [j["status"] for j in run.emu.jobs()]
+        if not states or any(s not in BATCH_ACTIVE for s in states):
+            raise StackError(f"BATCH-W4 window missed: jobs {states} when the triggerer was killed")
+        run.proof(f"vendor: job {states[0]} (moto held) when the triggerer was killed")
+        stack.start_triggerer("triggerer")
+        ti = run.wait("the trigger picked up by the restarted triggerer", lambda: _reassigned(run, before))
+        run.proof(f"trigger re-assigned to new triggerer job {ti['trigger']['triggerer_id']}")
+        run.emu.env.moto.finish()  # the window is over: the job ends at its next read (cell runs alone)
+        run.finish()
+    finally:
+        run.thaw()
+
+
+BATCH_SCENARIOS: list[Scenario] = [
+    Scenario("BATCH-W2", "AWS Batch: worker SIGKILL after AWS accepted SubmitJob, before the id reached the store",
+             {"sync": batch_w2, "deferrable": batch_w2}, ci=("deferrable",), vendor="batch"),
+    Scenario("BATCH-W4", "AWS Batch: triggerer SIGKILL while deferred, then restarted (costs no try)",
+             {"deferrable": batch_w4}, exclusive=True, expect_min_try=1, expect_max_try=1, vendor="batch"),
+]
+SCENARIOS.update({s.name: s for s in BATCH_SCENARIOS})
+
+
 def all_cells() -> list[Cell]:
     return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS]
 
 
 def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
-    run = CellRun(stack, emulator, cell)
+    run = (BatchCellRun if cell.scenario.vendor == "batch" else CellRun)(stack, emulator, cell)
     started = time.monotonic()
     try:
         cell.scenario.drivers[cell.mode](run)

@@ -55,11 +55,31 @@ def _cells() -> list[dict]:
         return json.load(f)
 
 
+def _batch_task(cell: dict) -> None:
+    from airflow.providers.amazon.aws.operators import batch as official_batch
+
+    from durable_jobs.operators import aws as ours_aws
+
+    op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
+    kwargs = dict(
+        task_id="submit", job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def",
+        aws_conn_id=cell["conn_id"], deferrable=cell["mode"] == "deferrable", poll_interval=1,
+        max_retries=600, retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0),
+    )
+    if cell["operator"] == "ours":
+        kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+    op(**kwargs)
+
+
 for cell in _cells():
     with DAG(
         cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
         max_active_runs=1, tags=["durable-jobs-crash"],
     ) as dag:
+        if cell.get("vendor") == "batch":
+            _batch_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
         op = OPERATORS[(cell["operator"], bool(cell.get("reads_output")))]
         kwargs = dict(
             task_id="submit", run_name=cell["dag_id"], tasks=TASKS,
