@@ -35,7 +35,6 @@ from airflow.providers.amazon.aws.utils import trim_none_values
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
-from durable_jobs.hooks.base import JobPhase
 from durable_jobs.operators.base import DurableJobMixin, with_official_signature
 
 if TYPE_CHECKING:
@@ -243,20 +242,13 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
         self.log.info("EMR serverless job %s: %s", "reconnected" if reconnected else "started", job_id)
         self.persist_links(context)
 
-    def wait_for_job(self, context: Context, job_id: Any) -> None:
+    def max_polls(self) -> int:
         """The official waiter's contract: ``waiter_max_attempts`` polls, then cancel and fail."""
-        import time
+        return max(1, self.waiter_max_attempts)
 
+    def on_poll_limit(self, job_id: Any) -> None:
         from airflow.providers.common.compat.sdk import AirflowException
 
-        for _ in range(max(1, self.waiter_max_attempts)):
-            status = self.job_client.status(job_id)
-            if status.phase is JobPhase.SUCCEEDED:
-                return
-            if status.phase is not JobPhase.ACTIVE:
-                raise self._failure(job_id, status)
-            self.log.info("Serverless Job status is: %s", status.state)
-            time.sleep(self.waiter_delay)
         self.log.info("Cancelling EMR Serverless job %s due to max waiter attempts reached", job_id)
         try:
             self.job_client.cancel(job_id)

@@ -130,6 +130,7 @@ class DurableJobMixin(ResumableJobMixin):
 
     def wait_for_job(self, context: Context, job_id: Any) -> None:
         """Block until the job ends; raise ``JobFailedError`` if it did not succeed."""
+        limit, polls = self.max_polls(), 0
         while True:
             status = self.job_client.status(job_id)
             if status.phase is JobPhase.SUCCEEDED:
@@ -137,7 +138,20 @@ class DurableJobMixin(ResumableJobMixin):
             if status.phase is not JobPhase.ACTIVE:
                 raise self._failure(job_id, status)
             self.log.info("%s job %s is %s", self.job_client.vendor, job_id, status.state)
+            polls += 1
+            if limit is not None and polls >= limit:
+                self.on_poll_limit(job_id)
             time.sleep(self.poll_interval_seconds)
+
+    def max_polls(self) -> int | None:
+        """Status checks before the synchronous wait gives up (None: wait until the job ends)."""
+        return None
+
+    def on_poll_limit(self, job_id: Any) -> None:
+        """``max_polls`` reached with the job still active: must raise."""
+        raise DurableJobError(
+            f"{self.job_client.vendor} job {job_id} still active after {self.max_polls()} polls"
+        )
 
     def job_result(self, context: Context, job_id: Any) -> Any:
         return None

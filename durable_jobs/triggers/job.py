@@ -17,10 +17,7 @@ from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
 from durable_jobs.exceptions import DurableJobConfigError
 from durable_jobs.hooks.base import JobClient, JobPhase, load_client
 
-try:
-    from airflow.triggers.base import BaseTrigger, TriggerEvent
-except ImportError:  # pragma: no cover - every supported Airflow has it
-    raise
+from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 EVENT_SUCCESS = "success"
 EVENT_FAILED = "failed"

@@ -132,3 +132,18 @@ def test_missing_tag_permission_falls_back_to_the_client_token(aws, caplog):
     assert run["jobRunId"] == job_id and KEY_TAG not in (run.get("tags") or {})
     assert "lacks emr-serverless:TagResource" in caplog.text
     assert client.submit(request(aws), "e" * 32) == job_id  # a same-key resend returns the same run
+
+
+def test_sync_wait_stops_at_waiter_max_attempts_and_cancels_the_run(aws, dags):
+    """The official waiter contract, through the mixin's ``max_polls``/``on_poll_limit`` hooks."""
+    aws.moto.hold()  # the run stays RUNNING
+    dag = dags.emr("aws_emr_sync", waiter_max_attempts=2, retries=0)
+    try:
+        dr = driver.run(dag)
+    finally:
+        aws.moto.progress()
+
+    assert driver.task_result(dr, "run").state == "failed"
+    [run] = runs(aws)
+    assert run["state"] in ("CANCELLING", "CANCELLED")
+    assert aws.proxy.calls.get("emr-serverless:CancelJobRun", 0) == 1
