@@ -60,7 +60,7 @@ constraints:
 # output printed in one piece when it ends); `make compat-3.2` runs one.
 COMPAT_VERSIONS ?= 3.2 2.11
 COMPAT_EXTRAS ?= databricks,amazon
-COMPAT_TOOLS ?= pytest jsonschema moto[server,batch,glue,emr-serverless]
+COMPAT_TOOLS ?= pytest jsonschema moto[server,batch,glue,emrserverless,athena]
 COMPAT_AIRFLOW_3.2 := 3.2.2
 COMPAT_CUTOFF_3.2 := 2026-06-03
 COMPAT_AIRFLOW_2.11 := 2.11.2

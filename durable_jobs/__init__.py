@@ -3,77 +3,62 @@
 The design card's top-level folders (shims, hooks, triggers, operators, emulators, lint) live
 inside this one import package so that ``pip install airflow-durable-jobs`` ships them together
 and nothing claims generic top-level names such as ``hooks`` or ``operators`` in site-packages.
+
+Import the operators from their family's module (``durable_jobs.operators.databricks``,
+``durable_jobs.operators.aws``); this module stays light because Airflow imports it to read
+:func:`get_provider_info`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 AIP_103_URL = "https://cwiki.apache.org/confluence/display/AIRFLOW/AIP-103"
+PACKAGE_NAME = "airflow-durable-jobs"
+TRIGGER_MODULE = "durable_jobs.triggers.job"
+#: The vendor-neutral parts (the generic trigger) are filed under this integration.
+GENERIC_INTEGRATION = "Durable Jobs (every vendor)"
 
 
-def get_provider_info() -> dict:
-    """Describe this package to Airflow's ProvidersManager (entry point ``apache_airflow_provider``)."""
+def get_provider_info() -> dict[str, Any]:
+    """Describe this package to Airflow's ProvidersManager, generated from the vendor registry."""
+    from durable_jobs import vendors
+
+    entries = list(vendors.services())
+    config = {
+        vendors.CONFIG_SECTION: {
+            "description": "durable-jobs: exactly-once submission of external jobs (airflow-durable-jobs).",
+            "options": {
+                option.name: {
+                    "description": option.description, "version_added": option.version_added,
+                    "type": option.type, "example": option.example, "default": option.default,
+                }
+                for option in vendors.config_options()
+            },
+        }
+    }
     return {
-        "package-name": "airflow-durable-jobs",
+        "package-name": PACKAGE_NAME,
         "name": "Durable Jobs",
         "description": "Exactly-once submission of external jobs across crashes, retries and clears.",
         "versions": [__version__],
         "integrations": [
-            {
-                "integration-name": "Databricks (durable)",
-                "external-doc-url": "https://docs.databricks.com/api/workspace/jobs",
-                "tags": ["service"],
-            },
-            {
-                "integration-name": "AWS Batch (durable)",
-                "external-doc-url": "https://docs.aws.amazon.com/batch/latest/APIReference/Welcome.html",
-                "tags": ["aws"],
-            },
-            {
-                "integration-name": "AWS Glue (durable)",
-                "external-doc-url": "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-api-jobs-runs.html",
-                "tags": ["aws"],
-            },
-            {
-                "integration-name": "Amazon EMR Serverless (durable)",
-                "external-doc-url": "https://docs.aws.amazon.com/emr-serverless/latest/APIReference/Welcome.html",
-                "tags": ["aws"],
-            },
-        ],
+            {"integration-name": s.integration, "external-doc-url": s.doc_url, "tags": list(s.tags)}
+            for _, s in entries
+        ] + [{"integration-name": GENERIC_INTEGRATION, "external-doc-url": AIP_103_URL, "tags": ["software"]}],
         "operators": [
-            {
-                "integration-name": "Databricks (durable)",
-                "python-modules": ["durable_jobs.operators.databricks"],
-            },
-            {
-                "integration-name": "AWS Batch (durable)",
-                "python-modules": ["durable_jobs.operators.aws"],
-            },
+            {"integration-name": s.integration,
+             "python-modules": list(dict.fromkeys(op.module for op in s.operators))}
+            for _, s in entries
         ],
-        "hooks": [
-            {
-                "integration-name": "Databricks (durable)",
-                "python-modules": ["durable_jobs.hooks.databricks"],
-            },
-            {
-                "integration-name": "AWS Batch (durable)",
-                "python-modules": ["durable_jobs.hooks.aws_batch"],
-            },
-            {
-                "integration-name": "AWS Glue (durable)",
-                "python-modules": ["durable_jobs.hooks.aws_glue"],
-            },
-            {
-                "integration-name": "Amazon EMR Serverless (durable)",
-                "python-modules": ["durable_jobs.hooks.aws_emr_serverless"],
-            },
-        ],
-        "triggers": [
-            {
-                "integration-name": "Databricks (durable)",
-                "python-modules": ["durable_jobs.triggers.job"],
-            }
-        ],
-        "extra-links": ["durable_jobs.operators.databricks.DatabricksJobRunLink"],
+        "hooks": [{"integration-name": s.integration, "python-modules": [s.hook_module]} for _, s in entries],
+        # One generic trigger serves every vendor: it rebuilds the job's client from its classpath.
+        "triggers": [{"integration-name": GENERIC_INTEGRATION, "python-modules": [TRIGGER_MODULE]}],
+        "extra-links": [link for _, s in entries for link in s.extra_links],
+        "config": config,
     }
+
+
+__all__ = ["AIP_103_URL", "PACKAGE_NAME", "__version__", "get_provider_info"]

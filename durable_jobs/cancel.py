@@ -11,21 +11,23 @@ or deferred (trigger), the kill came from infrastructure and the job is left for
 from __future__ import annotations
 
 import logging
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
-from durable_jobs.exceptions import DurableJobConfigError
+from durable_jobs.arguments import one_of
+
+if TYPE_CHECKING:
+    from durable_jobs.hooks.base import JobClient
 
 CANCEL_POLICIES = ("user", "always", "never")
 log = logging.getLogger(__name__)
 
 
 def validate_policy(value: Any) -> str:
-    if value not in CANCEL_POLICIES:
-        raise DurableJobConfigError(
-            f"cancel_on_kill must be one of {', '.join(map(repr, CANCEL_POLICIES))}, got {value!r}: "
-            "'user' cancels only when a user stopped the task (mark failed/success, clear)."
-        )
-    return value
+    return one_of(
+        "cancel_on_kill", value, CANCEL_POLICIES,
+        "'user' cancels only when a user stopped the task (mark failed/success, clear)",
+    )
 
 
 def decide_cancel(policy: str, current_state: str | None, *, still_alive_state: str) -> bool:
@@ -99,3 +101,48 @@ def _ti_state_from_db(dag_id: str, run_id: str, task_id: str, map_index: int | N
         return None
     state = row[0]
     return "none" if state is None else str(getattr(state, "value", state))
+
+
+def cancel_from_worker(
+    *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: logging.Logger | None = None
+) -> None:
+    """The operator's ``on_kill``: cancel ``job_id`` if ``policy`` says this kill was a user's.
+
+    When SIGTERM interrupted a call to Airflow that holds the supervisor channel (an XCom push, a
+    state-store write), asking Airflow from the signal handler would wait on that lock forever:
+    ask from a thread, which proceeds as soon as the interrupted call returns.
+    """
+    logger = logger or log
+    if policy == "user" and _comms_busy():
+        threading.Thread(
+            target=_cancel_if_user_stopped, args=(policy, ti, job_id, client, logger),
+            name="durable-jobs-on-kill",
+        ).start()
+        return
+    _cancel_if_user_stopped(policy, ti, job_id, client, logger)
+
+
+def _cancel_if_user_stopped(policy: str, ti: Any, job_id: Any, client: JobClient, logger: logging.Logger) -> None:
+    current = None
+    if policy == "user" and ti is not None:
+        current = ti_state(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
+    if not decide_cancel(policy, current, still_alive_state="running"):
+        logger.warning(
+            "on_kill while Airflow shows this task as %s: the kill came from the infrastructure "
+            "(eviction, deploy, heartbeat loss), so %s job %s keeps running and the retry reconnects.",
+            current, client.vendor, job_id,
+        )
+        return
+    logger.info("Task stopped by a user (now %s): cancelling %s job %s", current, client.vendor, job_id)
+    client.cancel(job_id)
+
+
+def _comms_busy() -> bool:
+    """True when this task process is in the middle of a call to its supervisor (Task SDK comms)."""
+    try:
+        from airflow.sdk.execution_time import task_runner
+    except ImportError:
+        return False
+    lock = getattr(getattr(task_runner, "SUPERVISOR_COMMS", None), "_thread_lock", None)
+    locked = getattr(lock, "locked", None)
+    return bool(locked and locked())

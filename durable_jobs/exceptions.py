@@ -18,7 +18,6 @@ Each message names the argument or the record involved and says what to do.
 
 from __future__ import annotations
 
-
 try:  # an Airflow error too, so code that catches AirflowException keeps working after the switch
     from airflow.exceptions import AirflowException as _Base
 except ImportError:  # pragma: no cover - the lint and docs tools import nothing from Airflow

@@ -14,7 +14,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-
 from airflow.sdk import DAG
 
 from durable_jobs.operators.aws import BatchOperator

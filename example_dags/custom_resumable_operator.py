@@ -43,7 +43,10 @@ class NotebookRunOperator(ResumableJobMixin, BaseOperator):
     def submit_job(self, context) -> int:
         # Databricks returns a trackable run id: never None, or crash safety is silently off.
         return self.hook.submit_run(
-            {"run_name": self.task_id, "tasks": [{"task_key": "nb", "notebook_task": {"notebook_path": self.notebook_path}}]}
+            {
+                "run_name": self.task_id,
+                "tasks": [{"task_key": "nb", "notebook_task": {"notebook_path": self.notebook_path}}],
+            }
         )
 
     def get_job_status(self, external_id, context) -> str:

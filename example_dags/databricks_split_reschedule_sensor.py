@@ -8,8 +8,6 @@ The sensor submits nothing, so it needs no checkpoint.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
 from airflow.providers.databricks.hooks.databricks import DatabricksHook
 from airflow.sdk import DAG, PokeReturnValue, task

@@ -16,7 +16,7 @@ os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
 DAGS = _HOME / "dags"
 DAGS.mkdir()
 for folder in (ROOT / "tests" / "integration" / "dags", ROOT / "example_dags"):
-    for source in sorted(folder.glob("*.py")):
+    for source in sorted(folder.glob("[!_]*.py")):
         (DAGS / source.name).symlink_to(source)
 os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(DAGS)
 os.environ["AIRFLOW__CORE__UNIT_TEST_MODE"] = "False"

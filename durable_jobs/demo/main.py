@@ -40,8 +40,7 @@ SCENARIOS = [
 def prepare_airflow_home(home: Path | None = None) -> Path:
     """A throwaway AIRFLOW_HOME (SQLite), set before Airflow loads.
 
-    Its DAGs folder links the demo's DAGs and, from a source checkout, the AWS example DAGs the
-    AWS section runs.
+    Its DAGs folder links the demo's DAGs and the example DAGs the AWS section runs.
     """
     if "airflow.configuration" in sys.modules:
         raise RuntimeError("the demo must configure Airflow before it is imported")
@@ -50,7 +49,7 @@ def prepare_airflow_home(home: Path | None = None) -> Path:
     home = home or Path(tempfile.mkdtemp(prefix="durable-jobs-demo-"))
     dags = home / "dags"
     dags.mkdir(exist_ok=True)
-    for source in [*sorted(DAGS_FOLDER.glob("*.py")), *(f for f in example_files() if f.exists())]:
+    for source in [*sorted(DAGS_FOLDER.glob("[!_]*.py")), *example_files()]:
         (dags / source.name).symlink_to(source)
     os.environ.update(
         AIRFLOW_HOME=str(home),
@@ -130,19 +129,24 @@ def render(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+    import importlib
 
+    from durable_jobs import vendors
+
+    sections = {f.key: f.demo for f in vendors.families(supported=True) if f.demo}
     parser = argparse.ArgumentParser(prog="durable-jobs demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("databricks", "aws"), help="run one vendor's section only")
+    parser.add_argument("--only", choices=sorted(sections), help="run one vendor family's section only")
     args = parser.parse_args(argv)
     wrong: list[dict] = []
-    if args.only in (None, "databricks"):
-        wrong += _databricks_section()
-    if args.only in (None, "aws"):
-        wrong += _aws_section()
+    for key, target in sections.items():
+        if args.only in (None, key):
+            module, _, function = target.partition(":")
+            wrong += getattr(importlib.import_module(module), function)()
     return 1 if wrong else 0
 
 
-def _databricks_section() -> list[dict]:
+def databricks_section() -> list[dict]:
+    """The Databricks section: prints its table, returns the rows where ours missed the expectation."""
     print("durable-jobs demo: the official DatabricksSubmitRunOperator vs ours, on the bundled emulator")
     rows = run_demo()
     print()
@@ -151,19 +155,6 @@ def _databricks_section() -> list[dict]:
     print("Runs are counted by the emulator (what Databricks received). 'expected' is what the DAG's")
     print("author wanted: one run per retry-survived submission, a fresh run after a deliberate clear.")
     return [r for r in rows if r["operator"] == "durable" and f"{r['runs']} run" not in r["wanted"]]
-
-
-def _aws_section() -> list[dict]:
-    from durable_jobs.demo.aws import render as render_aws, run_aws_demo
-
-    print()
-    print("AWS Batch, Glue and EMR Serverless on moto (127.0.0.1) behind our fault proxy:")
-    aws_rows = run_aws_demo()
-    if aws_rows:
-        print()
-        print(render_aws(aws_rows))
-        print("Jobs are counted by the proxy in front of moto (what AWS received).")
-    return [r for r in aws_rows if r["operator"] == "durable" and r["jobs"] != 1]
 
 
 if __name__ == "__main__":

@@ -1,20 +1,40 @@
-"""pytest fixtures for the emulators.
+"""pytest fixtures that run your DAGs' vendor calls against the bundled emulators, on 127.0.0.1.
 
-Register with ``pytest_plugins = ["durable_jobs.emulators.pytest_plugin"]`` in a conftest.py.
+Install the extra (``pip install "airflow-durable-jobs[testing]"``) and register the plugin in
+your ``conftest.py``::
 
-* ``databricks_emulator`` — a fresh, started :class:`DatabricksEmulator` per test, stopped after it.
+    pytest_plugins = ["durable_jobs.emulators.pytest_plugin"]
+
+Databricks (the emulator is standard library only):
+
+* ``databricks_emulator`` — a fresh, started :class:`~durable_jobs.emulators.databricks.DatabricksEmulator`
+  per test, stopped after it; its ledger counts every run submitted.
 * ``databricks_conn_env`` — the same emulator, with ``AIRFLOW_CONN_DATABRICKS_DEFAULT`` pointing at
-  it for the duration of the test (monkeypatch), so ``DatabricksHook()`` needs no arguments.
-* :func:`use_databricks_emulator` — the helper behind it, for other conn ids.
+  it for the test (monkeypatch), so ``DatabricksHook()`` needs no arguments.
+* :func:`use_databricks_emulator` — the helper behind it, for other connection ids.
+
+AWS (moto in server mode behind our fault proxy; needs moto, from the ``[testing]`` extra):
+
+* ``aws_server`` — one :class:`~durable_jobs.emulators.aws_env.AwsTestEnv` per test module (moto + the
+  fault proxy, a Batch queue and job definitions, an EMR Serverless application), with the
+  Airflow connection ``aws_default`` pointing at the proxy; stopped at the module's end.
+* ``aws`` — the same environment, reset for each test (fresh moto state, no faults), with the
+  ``durable_emr_application_id`` Airflow Variable naming its EMR Serverless application.
+
+Every server listens on 127.0.0.1 only and is stopped by the fixture that started it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from durable_jobs.emulators.databricks import DatabricksEmulator
+
+if TYPE_CHECKING:
+    from durable_jobs.emulators.aws_env import AwsTestEnv
 
 
 def use_databricks_emulator(
@@ -40,3 +60,21 @@ def databricks_conn_env(
     databricks_emulator: DatabricksEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> DatabricksEmulator:
     return use_databricks_emulator(monkeypatch, databricks_emulator)
+
+
+@pytest.fixture(scope="module")
+def aws_server() -> Iterator[AwsTestEnv]:
+    from durable_jobs.emulators.aws_env import AwsTestEnv
+
+    env = AwsTestEnv().start()
+    try:
+        yield env
+    finally:
+        env.stop()
+
+
+@pytest.fixture
+def aws(aws_server: AwsTestEnv, monkeypatch: pytest.MonkeyPatch) -> AwsTestEnv:
+    aws_server.reset()
+    monkeypatch.setenv("AIRFLOW_VAR_DURABLE_EMR_APPLICATION_ID", str(aws_server.application_id))
+    return aws_server

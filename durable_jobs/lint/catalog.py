@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from durable_jobs.lint.model import Rule, Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 REST_CLEAR_ALL = (
     "DELETE /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/state-store"
@@ -42,7 +42,7 @@ _RULES = [
          "Variables are global: any DAG or task can overwrite the watermark, and it has no "
          "asset scope.",
          "asset_state_store"),
-    Rule("DJ051", "submit-poll-split", I, 5,
+    Rule("DJ051", "submit-poll-split", INFO, 5,
          "Submit task followed by a separate sensor/poll task on the same job",
          "The submit task succeeding only means the job was *accepted*, not that it succeeded; "
          "only the sensor's outcome reflects the job. Whether to merge the two tasks is a "
@@ -124,7 +124,7 @@ _RULES = [
          "Crash recovery reconnects on a retry; with retries=0 there is no retry, so nothing "
          "ever reconnects.",
          "retries >= 1 (or a plain operator)"),
-    Rule("DJ092", "durable-disabled", I, 9, "durable=False outside tests",
+    Rule("DJ092", "durable-disabled", INFO, 9, "durable=False outside tests",
          "durable=False skips task_state_store entirely, so a crash after submit resubmits on "
          "the retry. Fine in tests or when the vendor deduplicates itself - check that this "
          "is intended.",

@@ -12,8 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from durable_jobs.lint import (
-    rules_durable, rules_hand_submit, rules_mixin, rules_split, rules_store, rules_store_use,
-    rules_variables, rules_xcom, suppress,
+    rules_durable,
+    rules_hand_submit,
+    rules_mixin,
+    rules_split,
+    rules_store,
+    rules_store_use,
+    rules_variables,
+    rules_xcom,
+    suppress,
 )
 from durable_jobs.lint.analysis import Module
 from durable_jobs.lint.baseline import Baseline

@@ -17,7 +17,11 @@ from durable_jobs.lint.exprs import is_false, is_true, kwargs, str_value
 from durable_jobs.lint.graph import TaskNode
 from durable_jobs.lint.imports import last
 from durable_jobs.lint.vendors import (
-    fire_and_forget_arg, is_sensor_class, is_status_call, is_submit_call, is_wait_call,
+    fire_and_forget_arg,
+    is_sensor_class,
+    is_status_call,
+    is_submit_call,
+    is_wait_call,
 )
 
 _WAIT_ARGS = ("wait_for_termination", "wait_for_completion")

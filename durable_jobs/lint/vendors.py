@@ -1,7 +1,9 @@
 """What job systems look like in DAG code: submit calls, waits, status checks, operators.
 
-Data only (plus two tiny predicates), so that the split rule and the hand-written-submit rule
-agree on what "submits a job" and "waits for it" mean.
+The per-vendor names come from the vendor registry (``durable_jobs.vendors``), so a vendor added
+there is known to the lint too; what is left here is vendor-neutral. Small predicates only, so
+that the split rule and the hand-written-submit rule agree on what "submits a job" and "waits for
+it" mean.
 """
 
 from __future__ import annotations
@@ -9,48 +11,31 @@ from __future__ import annotations
 import ast
 import re
 
+from durable_jobs import vendors as registry
 from durable_jobs.lint.exprs import int_value, is_false, is_true, kwargs, literal_text
 from durable_jobs.lint.imports import last
 
-# Hook / SDK / boto3 methods that create a job run in an external system.
-SUBMIT_METHODS = frozenset({
-    "submit_run", "run_now",                                   # Databricks hook
-    "start_job_run", "initialize_job",                         # Glue, EMR Serverless/containers
-    "add_job_flow_steps", "run_job_flow",                      # EMR
-    "submit_job", "submit_job_as_operation", "create_batch",   # Batch, Dataproc
-    "insert_job",                                              # BigQuery hook
-    "execute_query", "execute_async",                          # Snowflake SQL API / connector
-    "execute_statement",                                       # Redshift Data API
-    "start_query_execution", "run_query",                      # Athena
-    "create_training_job", "create_processing_job", "create_transform_job",  # SageMaker
-    "start_execution",                                         # Step Functions
-    "trigger_job_run",                                         # dbt Cloud
-    "post_batch",                                              # Livy
-    "create_run",                                              # Azure Data Factory
-})
-# REST paths that submit when called through a generic HTTP helper (``_do_api_call``...).
-SUBMIT_PATHS = ("jobs/runs/submit", "jobs/run-now")
+# Job APIs, per vendor family, from the vendor registry (``durable_jobs.vendors``).
+SUBMIT_METHODS = frozenset().union(*(f.submit_methods for f in registry.FAMILIES))
+SUBMIT_RECEIVERS = tuple((method, re.compile(pattern)) for f in registry.FAMILIES
+                         for method, pattern in f.submit_receivers)
+SUBMIT_PATHS = tuple(path for f in registry.FAMILIES for path in f.submit_paths)
+STATUS_METHODS = frozenset().union(*(f.status_methods for f in registry.FAMILIES))
+# Operators that poll unless told otherwise, keyed by class name: the argument that turns the
+# poll off. Generic arguments cover the rest.
+_WAIT_OFF_DEFAULT = {name: arg for f in registry.FAMILIES for name, arg in f.wait_off_by_default.items()}
 
-# Calls that block until the job finishes.
+# Calls that block until the job finishes (vendor-neutral names).
 WAIT_METHODS = frozenset({
     "wait", "result", "job_completion", "poll_until_complete", "poll_query_status",
     "check_query_status_until_done",
 })
-# One-shot status reads: a task that calls one of these on another task's job is polling it.
-STATUS_METHODS = frozenset({
-    "get_run_state", "get_run", "get_run_status", "get_run_page_url",
-    "describe_jobs", "describe_step", "describe_cluster", "get_job_run", "get_job_state",
-    "get_job_status", "get_job", "get_batch", "get_batch_state", "get_query_status",
-    "get_sql_api_query_status", "describe_statement", "get_query_execution",
-    "describe_training_job", "describe_execution", "get_job_run_status", "get_job_runs",
-})
 
-# Operators that poll unless told otherwise, keyed by class name: the argument that turns the
-# poll off. Generic arguments cover the rest.
-_WAIT_OFF_DEFAULT = {"EmrAddStepsOperator": "wait_for_completion", "LivyOperator": "polling_interval"}
-
-# Official operators that ship ResumableJobMixin on their synchronous path.
-OFFICIAL_DURABLE = frozenset({"DatabricksSubmitRunOperator", "DatabricksRunNowOperator"})
+# Official operators that ship ResumableJobMixin on their synchronous path (full paths, and names).
+OFFICIAL_DURABLE_PATHS = frozenset().union(*(f.official_resumable for f in registry.FAMILIES))
+OFFICIAL_DURABLE = frozenset(path.rpartition(".")[2] for path in OFFICIAL_DURABLE_PATHS)
+# Our drop-ins, by full class path.
+DURABLE_CLASSES = frozenset(op.classpath for _, _, op in registry.operators())
 
 JOB_ID_KEY_RE = re.compile(
     r"(job|run|batch|step|query|statement|execution|application|app|cluster|submission|driver|"
@@ -65,9 +50,7 @@ def is_submit_call(call: ast.Call) -> bool:
         if method in SUBMIT_METHODS:
             return True
         receiver = ast.unparse(call.func.value).lower()
-        if method == "query" and ("bigquery" in receiver or "bq" in receiver):
-            return True
-        if method == "submit" and receiver.endswith("jobs"):      # databricks-sdk w.jobs.submit
+        if any(method == name and pattern.search(receiver) for name, pattern in SUBMIT_RECEIVERS):
             return True
     return any(path in literal_text(arg) for arg in call.args for path in SUBMIT_PATHS)
 
@@ -116,8 +99,6 @@ def is_durable_class(cls: str | None) -> bool:
     """Our operators, and the official ones that checkpoint on their sync path."""
     if not cls:
         return False
-    if cls.startswith("durable_jobs.operators."):
-        return last(cls).endswith("Operator")
-    return last(cls) in OFFICIAL_DURABLE and (
-        cls.startswith("airflow.providers.databricks") or "." not in cls
-    )
+    if cls in DURABLE_CLASSES or cls in OFFICIAL_DURABLE_PATHS:
+        return True
+    return "." not in cls and cls in OFFICIAL_DURABLE  # a name the lint could not resolve to a module

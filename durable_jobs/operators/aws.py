@@ -35,7 +35,8 @@ from airflow.providers.amazon.aws.utils import trim_none_values
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
-from durable_jobs.operators.base import DurableJobMixin, with_official_signature
+from durable_jobs.operators.base import DurableJobMixin
+from durable_jobs.operators.signature import with_official_signature
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -65,10 +66,7 @@ class BatchOperator(_AwsDurableMixin, _batch.BatchOperator):
     __init__ = with_official_signature(_batch.BatchOperator)
     external_id_key = "batch_job_id"
     durable_request_fields = ("share_identifier", "scheduling_priority_override", "submit_job_timeout")
-
-    @property
-    def poll_interval_seconds(self) -> float:
-        return self.poll_interval
+    poll_interval_argument = "poll_interval"
 
     def make_job_client(self) -> BatchJobClient:
         return BatchJobClient(
@@ -122,8 +120,8 @@ class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
     __init__ = with_official_signature(_glue.GlueJobOperator)
 
     @property
-    def poll_interval_seconds(self) -> float:
-        return self.waiter_delay if self.deferrable else self.job_poll_interval
+    def poll_interval_argument(self) -> str:
+        return "waiter_delay" if self.deferrable else "job_poll_interval"
 
     def make_job_client(self) -> GlueJobClient:
         return GlueJobClient(self.aws_conn_id, job_name=self.job_name, **self._client_kwargs())
@@ -156,7 +154,6 @@ def _emr_serverless_init():
         cancel = kwargs.get("cancel_on_kill", True)
         if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
             kwargs["cancel_on_kill"] = "user" if cancel else "never"
-        self._durable_user_token = kwargs.get("client_request_token") or None
         base(self, **kwargs)
 
     __init__.__signature__ = base.__signature__  # type: ignore[attr-defined]
@@ -169,17 +166,12 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
 
     __init__ = _emr_serverless_init()
     external_id_key = "emr_serverless_job_run_id"
+    poll_interval_argument = "waiter_delay"
+    user_token_argument = "client_request_token"
 
     @property
     def wait_for_termination(self) -> bool:
         return bool(self.wait_for_completion)  # the official operator returns early when False, deferrable or not
-
-    @property
-    def poll_interval_seconds(self) -> float:
-        return self.waiter_delay
-
-    def user_idempotency_token(self) -> str | None:
-        return getattr(self, "_durable_user_token", None)
 
     def make_job_client(self) -> EmrServerlessJobClient:
         return EmrServerlessJobClient(
@@ -192,10 +184,11 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
         return self.execute_resumable(context)
 
     def _start_application(self) -> None:
+        from datetime import timedelta
+
         from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
         from airflow.providers.amazon.aws.triggers.emr import EmrServerlessStartApplicationTrigger
         from airflow.providers.amazon.aws.utils.waiter_with_logging import wait
-        from datetime import timedelta
 
         state = self.hook.conn.get_application(applicationId=self.application_id)["application"]["state"]
         if state in EmrServerlessHook.APPLICATION_SUCCESS_STATES:

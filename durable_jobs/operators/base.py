@@ -17,18 +17,16 @@ who switches back to the official operator still reconnects.
 
 from __future__ import annotations
 
-import inspect
-import threading
-from abc import abstractmethod
 import time
+from abc import abstractmethod
 from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
+from durable_jobs.arguments import flag, positive_seconds
+from durable_jobs.cancel import cancel_from_worker, validate_policy
 from durable_jobs.exceptions import (
     CheckpointError,
-    DurableJobConfigError,
     DurableJobError,
     IdempotencyKeyBurnedError,
     JobFailedError,
@@ -47,37 +45,34 @@ from durable_jobs.shims import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
     ResumableJobMixin,
+    apply_defaults,
     has_state_store,
     warn_durable_unsupported,
 )
-from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_SUCCESS, JobTrigger, validate_poll_args
+from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_SUCCESS, JobTrigger
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
 CHECKPOINT_SUFFIX = "_durable"
 
-try:  # the SDK wraps the mixin's __init__ the same way, so default_args reaches durable=
-    from airflow.sdk.bases.operator import BaseOperatorMeta
-
-    _apply_defaults = BaseOperatorMeta._apply_defaults
-except ImportError:  # Airflow 2.x
-    from airflow.models.baseoperator import BaseOperatorMeta  # type: ignore[no-redef]
-
-    _apply_defaults = BaseOperatorMeta._apply_defaults
-
 
 class DurableJobMixin(ResumableJobMixin):
     """Exactly-once submission for any operator with a ``JobClient``; put it first in the bases.
 
-    Subclasses provide ``make_job_client()`` and, where the vendor needs it, ``prepare_request()``,
-    ``on_job_known()``, ``wait_for_job()``, ``job_result()`` and ``on_failed_event()``.
+    Subclasses provide ``make_job_client()``, ``prepare_request()`` and ``poll_interval_argument``
+    and, where the vendor needs it, ``on_job_known()``, ``wait_for_job()``, ``job_result()`` and
+    ``on_failed_event()``. Nothing here names a vendor's arguments: errors name the argument the
+    user passed, through ``poll_interval_argument`` and ``user_token_argument``.
     """
 
     #: Attributes (besides template fields) whose value is part of the request the user wrote.
-    durable_request_fields: tuple[str, ...] = ()
+    durable_request_fields: ClassVar[tuple[str, ...]] = ()
+    #: The official operator's argument carrying a user's own idempotency token, if it has one;
+    #: the token is combined with the epoch's key (``JobClient.format_key``).
+    user_token_argument: ClassVar[str | None] = None
 
-    @_apply_defaults  # type: ignore[type-var]
+    @apply_defaults
     def __init__(
         self,
         *,
@@ -86,20 +81,22 @@ class DurableJobMixin(ResumableJobMixin):
         fresh_on_clear: bool = True,
         **kwargs: Any,
     ) -> None:
-        if durable is not None and not isinstance(durable, bool):
-            raise DurableJobConfigError(f"durable must be True or False, got {durable!r}")
+        if durable is not None:
+            flag("durable", durable)
         if durable is not None and not AIRFLOW_V_3_3_PLUS:
             warn_durable_unsupported()
         elif durable is not None:
             kwargs["durable"] = durable
+        # Some official operators replace a missing token with a generated one: remember whether
+        # the *user* gave one (the value itself is read after rendering).
+        token_arg = self.user_token_argument
+        self._durable_user_token_given = bool(token_arg and kwargs.get(token_arg))
         super().__init__(**kwargs)
         if not AIRFLOW_V_3_3_PLUS:
             self.durable = False
         self.cancel_on_kill = validate_policy(cancel_on_kill)
-        if not isinstance(fresh_on_clear, bool):
-            raise DurableJobConfigError(f"fresh_on_clear must be True or False, got {fresh_on_clear!r}")
-        self.fresh_on_clear = fresh_on_clear
-        validate_poll_args(self.poll_interval_seconds, 5, 0.1, name=self.poll_interval_argument)
+        self.fresh_on_clear = flag("fresh_on_clear", fresh_on_clear)
+        positive_seconds(self.poll_interval_argument, getattr(self, self.poll_interval_argument))
         self.make_job_client()  # validates the vendor arguments (retry limits, mode) at DAG-parse time
         if getattr(self, "deferrable", False) and not getattr(self, "wait_for_termination", True):
             self.log.warning(
@@ -122,8 +119,22 @@ class DurableJobMixin(ResumableJobMixin):
     def prepare_request(self, context: Context, *, fresh_key: bool) -> Mapping[str, Any]:
         """The request to send (per-try decoration allowed); ``fresh_key`` is False on a same-key resend."""
 
+    @property
+    @abstractmethod
+    def poll_interval_argument(self) -> str:
+        """The official operator's own name for its polling interval (a class attribute will do)."""
+
+    @property
+    def poll_interval_seconds(self) -> float:
+        return float(getattr(self, self.poll_interval_argument))
+
     def user_idempotency_token(self) -> str | None:
-        return getattr(self, "idempotency_token", None)
+        """The user's own token (``user_token_argument``), rendered; None when there is none."""
+        name = self.user_token_argument
+        if not name or not self._durable_user_token_given:
+            return None
+        value = getattr(self, name, None)
+        return str(value) if value else None
 
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         """Push the operator's XComs; runs on submit, reconnect and already-succeeded alike."""
@@ -163,13 +174,6 @@ class DurableJobMixin(ResumableJobMixin):
     def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
         """Handle a failed job (for example repair it and defer again); True when handled."""
         return False
-
-    #: The operator's own name for its polling interval, used in error messages.
-    poll_interval_argument: str = "polling_period_seconds"
-
-    @property
-    def poll_interval_seconds(self) -> float:
-        return getattr(self, self.poll_interval_argument, 30)
 
     def trigger_echo(self) -> dict[str, Any]:
         """Small serialisable data the trigger hands back in its event."""
@@ -407,7 +411,9 @@ class DurableJobMixin(ResumableJobMixin):
             return None
         if record is not None:
             self._record(store, record, STATUS_FAILED)
-        status = JobStatus(JobPhase(event.get("phase") or "FAILED"), event.get("state") or "", event.get("message") or "")
+        status = JobStatus(
+            JobPhase(event.get("phase") or "FAILED"), event.get("state") or "", event.get("message") or ""
+        )
         raise self._failure(job_id, status)
 
     # ----------------------------------------------------------------- ResumableJobMixin surface
@@ -441,58 +447,7 @@ class DurableJobMixin(ResumableJobMixin):
         if job_id is None:
             self.log.info("on_kill: no external job was submitted by this try; nothing to cancel")
             return
-        if self.cancel_on_kill == "user" and _comms_busy():
-            # SIGTERM interrupted a call to Airflow that holds the supervisor channel (an XCom
-            # push, a state-store write): asking Airflow from this handler would wait on that lock
-            # forever. Ask from a thread; it proceeds as soon as the interrupted call returns.
-            threading.Thread(target=self._cancel_if_user_stopped, args=(job_id,), name="durable-jobs-on-kill").start()
-            return
-        self._cancel_if_user_stopped(job_id)
-
-    def _cancel_if_user_stopped(self, job_id: Any) -> None:
-        current = None
-        if self.cancel_on_kill == "user":
-            ti = getattr(self, "_durable_ti", None)
-            if ti is not None:
-                current = ti_state(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
-        if not decide_cancel(self.cancel_on_kill, current, still_alive_state="running"):
-            self.log.warning(
-                "on_kill while Airflow shows this task as %s: the kill came from the infrastructure "
-                "(eviction, deploy, heartbeat loss), so %s job %s keeps running and the retry reconnects.",
-                current, self.job_client.vendor, job_id,
-            )
-            return
-        self.log.info("Task stopped by a user (now %s): cancelling %s job %s", current, self.job_client.vendor, job_id)
-        self.job_client.cancel(job_id)
-
-
-def _comms_busy() -> bool:
-    """True when this task process is in the middle of a call to its supervisor (Task SDK comms)."""
-    try:
-        from airflow.sdk.execution_time import task_runner
-    except ImportError:
-        return False
-    lock = getattr(getattr(task_runner, "SUPERVISOR_COMMS", None), "_thread_lock", None)
-    locked = getattr(lock, "locked", None)
-    return bool(locked and locked())
-
-
-def with_official_signature(official: type, extra: type = DurableJobMixin):
-    """An ``__init__`` whose signature is the official operator's plus the mixin's own arguments.
-
-    ``inspect.signature`` (IDEs, the parity test, Airflow's ``default_args`` filling) then shows
-    every official argument; the call itself goes straight to the mixin's ``__init__``.
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        extra.__init__(self, **kwargs)
-
-    official_sig = inspect.signature(official.__init__)
-    own = inspect.signature(extra.__init__.__wrapped__ if hasattr(extra.__init__, "__wrapped__") else extra.__init__)
-    params = [p for p in official_sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    names = {p.name for p in params}
-    params += [p for p in own.parameters.values() if p.kind is p.KEYWORD_ONLY and p.name not in names]
-    params += [p for p in official_sig.parameters.values() if p.kind is p.VAR_KEYWORD]
-    __init__.__signature__ = official_sig.replace(parameters=params)  # type: ignore[attr-defined]
-    __init__.__doc__ = official.__init__.__doc__
-    return __init__
+        cancel_from_worker(
+            policy=self.cancel_on_kill, ti=getattr(self, "_durable_ti", None), job_id=job_id,
+            client=self.job_client, logger=self.log,
+        )

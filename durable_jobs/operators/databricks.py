@@ -23,7 +23,8 @@ from airflow.providers.databricks.operators import databricks as _official
 from airflow.providers.databricks.utils.databricks import normalise_json_content
 
 from durable_jobs.hooks.databricks import DatabricksJobClient
-from durable_jobs.operators.base import DurableJobMixin, with_official_signature
+from durable_jobs.operators.base import DurableJobMixin
+from durable_jobs.operators.signature import with_official_signature
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -41,6 +42,8 @@ class _DatabricksDurableMixin(DurableJobMixin):
     """What both Databricks operators share: the client, XComs and the official poll loop."""
 
     _client_mode = "submit"
+    poll_interval_argument = "polling_period_seconds"
+    user_token_argument = "idempotency_token"
 
     def make_job_client(self) -> DatabricksJobClient:
         return DatabricksJobClient(
@@ -58,7 +61,7 @@ class _DatabricksDurableMixin(DurableJobMixin):
         if self.deferrable:  # as the official deferrable path does
             ti.xcom_push(key=XCOM_JOB_ID_KEY, value=hook.get_job_id(job_id))
         ti.xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
-        url = hook.get_run_page_url(job_id)
+        url = self.job_client.url(job_id)
         ti.xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=url)
         self.log.info("View run status, Spark UI, and logs at %s", url)
 

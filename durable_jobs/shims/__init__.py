@@ -7,6 +7,8 @@ and working: it always submits fresh, because there is nowhere to keep a checkpo
 
 from __future__ import annotations
 
+from durable_jobs.shims.mixin import ResumableJobMixin, warn_durable_unsupported
+from durable_jobs.shims.operator import apply_defaults
 from durable_jobs.shims.version import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
@@ -16,13 +18,13 @@ from durable_jobs.shims.version import (
     has_state_store,
     has_trigger_on_kill,
 )
-from durable_jobs.shims.mixin import ResumableJobMixin, warn_durable_unsupported
 
 __all__ = [
     "AIRFLOW_V_3_3_PLUS",
     "NEVER_EXPIRE",
     "ResumableJobMixin",
     "airflow_version",
+    "apply_defaults",
     "has_asset_state_store",
     "has_sdk_resumable_job_mixin",
     "has_state_store",

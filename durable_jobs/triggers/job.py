@@ -13,11 +13,11 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
 from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
 from durable_jobs.exceptions import DurableJobConfigError
 from durable_jobs.hooks.base import JobClient, JobPhase, load_client
-
-from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 EVENT_SUCCESS = "success"
 EVENT_FAILED = "failed"

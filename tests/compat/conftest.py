@@ -71,9 +71,8 @@ def _reuse_in_process_execution_api() -> None:
         supervisor.in_process_api_server = functools.lru_cache(maxsize=1)(factory)
 
 
-# The emulator fixtures, imported rather than listed in pytest_plugins (which only a rootdir conftest
-# may do, and in the main suite this one is not at the rootdir).
-from durable_jobs.emulators.pytest_plugin import databricks_conn_env, databricks_emulator  # noqa: E402,F401
+# The emulator fixtures come from durable_jobs.emulators.pytest_plugin: pytest.ini loads it with
+# `-p` in the compat run; the main suite's rootdir conftest lists it in pytest_plugins.
 
 
 @pytest.fixture

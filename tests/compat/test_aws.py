@@ -19,8 +19,8 @@ pytest.importorskip("airflow.providers.amazon", reason="add amazon to COMPAT_EXT
 
 import compat_aws_dags as dags  # noqa: E402
 from compat_support import DEFERRALS, run_dag, xcom  # noqa: E402
+
 from durable_jobs import AIP_103_URL  # noqa: E402
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: E402,F401 - fixtures
 from durable_jobs.shims import has_state_store  # noqa: E402
 
 below_3_3 = pytest.mark.skipif(has_state_store(), reason="on Airflow 3.3+ the retry reconnects (tests/integration)")

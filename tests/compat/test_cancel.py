@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 
-import pytest
-
 import compat_dags
+import pytest
 from compat_support import run_dag
+
 from durable_jobs.cancel import decide_cancel, ti_state
 
 pytestmark = pytest.mark.skipif(

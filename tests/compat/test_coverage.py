@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+import compat_dags
 import pytest
 
-import compat_dags
 import durable_jobs.operators as operators_pkg
 from durable_jobs.operators.base import DurableJobMixin
 

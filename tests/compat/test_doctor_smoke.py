@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import jsonschema
-
 from compat_support import FakeHealth
+
 from durable_jobs import AIP_103_URL
 from durable_jobs.doctor import REPORT_SCHEMA, SETTINGS
 from durable_jobs.shims import airflow_version, has_state_store

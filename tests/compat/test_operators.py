@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import compat_dags
+import pytest
 from compat_support import DEFERRALS, run_dag, xcom
+
 from durable_jobs.shims import has_state_store
 
 SYNC = [compat_dags.submit_sync, compat_dags.run_now_sync]

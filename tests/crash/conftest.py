@@ -4,7 +4,9 @@
 ``ci`` (only the ``crash_ci`` subset: W2, W3 and BATCH-W2 deferrable, SIGTERM), ``off`` (skip the suite).
 The selected cells run together, once, in a session fixture (concurrently where safe); each test
 then asserts its own cell. ``make crash`` sets ``DJ_CRASH_ARTIFACTS=1`` so a full run writes
-``artifacts/crash-matrix.json`` and ``.md``; other runs write ``artifacts/tmp/crash-matrix.json``.
+``artifacts/crash-matrix.json`` and ``.md`` and regenerates the README's sections from them (the
+matrix and the operator table's "crash-proven" column); other runs write
+``artifacts/tmp/crash-matrix.json`` and leave the README alone.
 """
 
 from __future__ import annotations
@@ -75,9 +77,10 @@ def crash_matrix(request: pytest.FixtureRequest) -> dict:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1) + "\n")
     if target.parent.name == "artifacts":
-        from durable_jobs.crash_report import render_markdown
+        from tools import crash_matrix, readme
 
-        target.with_suffix(".md").write_text(render_markdown(data))
+        target.with_suffix(".md").write_text(crash_matrix.render_markdown(data))
+        readme.main([])
     _MATRIX.update(data, path=str(target))
     return {**data, "by_id": {c["cell"]: c for c in data["cells"]}}
 
@@ -85,7 +88,7 @@ def crash_matrix(request: pytest.FixtureRequest) -> dict:
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if not _MATRIX:
         return
-    from durable_jobs.crash_report import render_text
+    from tools.crash_matrix import render_text
 
     terminalreporter.section("crash matrix")
     terminalreporter.write(render_text(_MATRIX))

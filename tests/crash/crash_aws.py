@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from durable_jobs.emulators.aws_env import CONSISTENCY_ENV, CONN_ENV, JOB_QUEUE, REGION, AwsTestEnv
+from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, AwsTestEnv
 from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Hold
 
 SUBMIT_JOB = "batch:SubmitJob"

@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
 from crash_aws import BatchFleet  # noqa: E402
+from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
 
 DAGS = HERE / "dags"

@@ -24,7 +24,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import psutil
-
 from crash_aws import ACTIVE as BATCH_ACTIVE
 from crash_aws import CANCEL_OPS as BATCH_CANCEL_OPS
 from crash_aws import DESCRIBE as BATCH_DESCRIBE
@@ -325,7 +324,8 @@ class CellRun:
             for line in path.read_text(errors="replace").splitlines()[-lines:]:
                 try:
                     entry = json.loads(line)
-                    out.append(f"{entry.get('timestamp', '')[11:23]} {entry.get('level', '')} {entry.get('event', '')}"[:300])
+                    stamp = entry.get("timestamp", "")[11:23]
+                    out.append(f"{stamp} {entry.get('level', '')} {entry.get('event', '')}"[:300])
                 except ValueError:
                     out.append(line[:300])
         return out

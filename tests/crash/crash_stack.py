@@ -50,7 +50,8 @@ def wait_for(what: str, predicate: Callable[[], Any], timeout: float, interval: 
         except (requests.RequestException, StackError, json.JSONDecodeError) as err:
             last_err = err
         if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}" + (f" ({last_err})" if last_err else ""))
+            detail = f" ({last_err})" if last_err else ""
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}{detail}")
         time.sleep(interval)
 
 

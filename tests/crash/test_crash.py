@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from crash_scenarios import all_cells
 
 #: Cells that fail because of a product bug, with the bug. strict: the fix turns them into XPASS.

@@ -33,9 +33,8 @@ def snippet_dags():
 def rest_api():
     """Airflow's public REST API app, served through Starlette's TestClient, everyone an admin."""
     os.environ["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS"] = "True"
-    from fastapi.testclient import TestClient
-
     from airflow.api_fastapi.app import create_app
+    from fastapi.testclient import TestClient
 
     with TestClient(create_app("core")) as client:
         yield client

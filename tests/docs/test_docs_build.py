@@ -103,33 +103,17 @@ def test_crash_matrix_page_is_rendered_or_says_how_to_generate_it(site):
         assert "Not generated in this build" in page and "make crash" in page
 
 
-def test_crash_matrix_renderer_reads_the_suites_cells(tmp_path):
-    """The renderer on a sample in the crash suite's shape (tests/crash/scenarios.py ``Outcome``)."""
+def test_crash_matrix_page_marks_every_cell(site):
+    """The page comes from the README's renderer (tools/crash_matrix.py): each cell carries its mark."""
     import json
 
-    sys.path.insert(0, str(DOCS / "_ext"))
-    from djdocs import crash
-
-    def cell(scenario, operator, mode, runs):
-        return {"cell": f"{scenario}-{operator}-{mode}", "scenario": scenario, "title": f"{scenario} title",
-                "operator": operator, "mode": mode, "runs_created": runs, "final_state": "success",
-                "try_number": 2, "cancels": 0, "window": ["held jobs/runs/submit (after)"], "notes": [],
-                "error": None}
-
-    cells = [cell("W2", "ours", "deferrable", 1), cell("W2", "official", "deferrable", 2),
-             cell("W2", "ours", "sync", 1), cell("W1", "ours", "deferrable", 1)]
-    path = tmp_path / "crash-matrix.json"
-    problems = []
-    for data in (cells, {"airflow": "3.3.2", "cells": cells}):
-        path.write_text(json.dumps(data))
-        matrix = crash.load(path, problems.append)
-        full, summary = crash.full(matrix), crash.deferrable_summary(matrix)
-        assert "| {ref}`W2 <crash-w2>` | W2 title | 1 run, success (try 2) | 2 runs, success (try 2) |" in summary
-        assert "(crash-w1)=" in full and "held jobs/runs/submit (after)" in full
-    path.write_text("{not json")
-    assert crash.load(path, problems.append) is None
-    assert len(problems) == 1
-    assert "make crash" in crash.full(None)
+    if not (ROOT / "artifacts" / "crash-matrix.json").exists():
+        pytest.skip("no committed crash matrix")
+    cells = json.loads((ROOT / "artifacts" / "crash-matrix.json").read_text())["cells"]
+    page = text(site, "reference/crash-matrix").split("Cell by cell")[0]
+    marks = page.count("✅") + page.count("❌") + page.count("⚠️")
+    assert marks >= len(cells), f"{marks} marks for {len(cells)} cells"
+    assert "❌" in page  # the official operator's W2 cells
 
 
 def test_checklist_links_every_item_to_a_check(site):

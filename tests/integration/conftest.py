@@ -11,9 +11,8 @@ def rest_api():
     import os
 
     os.environ["AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS"] = "True"
-    from fastapi.testclient import TestClient
-
     from airflow.api_fastapi.app import create_app
+    from fastapi.testclient import TestClient
 
     with TestClient(create_app("core")) as client:
         yield client

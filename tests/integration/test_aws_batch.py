@@ -11,10 +11,7 @@ import threading
 
 import pytest
 
-from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
-
-from durable_jobs.emulators.aws_env import JOB_QUEUE
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
+from durable_jobs.emulators.aws_env import CONSISTENCY_ENV, JOB_QUEUE
 from durable_jobs.hooks.aws_base import KEY_TAG
 from durable_jobs.hooks.aws_batch import BatchJobClient
 

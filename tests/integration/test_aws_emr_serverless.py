@@ -13,7 +13,6 @@ import pytest
 
 from durable_jobs.emulators.aws_env import ROLE_ARN
 from durable_jobs.emulators.aws_moto import MOTO_GAPS
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.hooks.aws_base import KEY_TAG
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 

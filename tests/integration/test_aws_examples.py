@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 
 from durable_jobs.demo.aws import EXAMPLE_TASKS
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.operators.base import DurableJobMixin
 
 from . import driver

@@ -11,8 +11,6 @@ import threading
 import pytest
 
 from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
-
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT
 
 from . import driver, store

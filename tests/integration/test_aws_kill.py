@@ -16,7 +16,6 @@ from types import SimpleNamespace
 import pytest
 
 from durable_jobs.emulators.aws_env import JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
-from durable_jobs.emulators.aws_pytest import aws, aws_server  # noqa: F401 - fixtures
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient

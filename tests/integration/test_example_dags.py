@@ -119,10 +119,11 @@ def test_asset_state_store_examples_share_the_watermark_across_dags():
     mapped = driver.run(dags["example_asset_state_mapped_producer"])
     assert all(driver.task_result(mapped, "load_partition", i).state == "success" for i in range(3))
 
-    from airflow._shared.state import AssetScope  # noqa: F401  (the API the server uses)
-    from airflow.state import get_state_backend
     import json
     from datetime import datetime
+
+    from airflow._shared.state import AssetScope  # noqa: F401  (the API the server uses)
+    from airflow.state import get_state_backend
 
     backend = get_state_backend()
     watermark = json.loads(_asset_value(backend, "orders/daily", "watermark"))
@@ -133,8 +134,8 @@ def test_asset_state_store_examples_share_the_watermark_across_dags():
 
 def _asset_value(backend, name: str, key: str):
     from airflow import settings
-    from airflow.models.asset import AssetModel
     from airflow._shared.state import AssetScope
+    from airflow.models.asset import AssetModel
 
     with settings.Session() as session:
         asset_id = session.query(AssetModel.id).filter_by(name=name).scalar()

@@ -40,10 +40,10 @@ def test_class_attributes_match(ours, theirs, attr):
 
 @pytest.mark.parametrize(("ours", "theirs"), PAIRS, ids=lambda c: c.__name__)
 def test_extra_links_match(ours, theirs):
-    assert [(type(l).__name__, l.name) for l in ours.operator_extra_links] == [
-        (type(l).__name__, l.name) for l in theirs.operator_extra_links
+    assert [(type(link).__name__, link.name) for link in ours.operator_extra_links] == [
+        (type(link).__name__, link.name) for link in theirs.operator_extra_links
     ]
-    assert all(isinstance(l, official.DatabricksJobRunLink) for l in ours.operator_extra_links)
+    assert all(isinstance(link, official.DatabricksJobRunLink) for link in ours.operator_extra_links)
 
 
 def test_mixin_comes_first_in_the_bases():

@@ -39,7 +39,8 @@ def test_providers_links_shows_every_extra_link(info):
 
 
 def test_providers_triggers_shows_the_job_trigger(info):
-    listed = {row["class"] for row in airflow_json("providers", "triggers") if row["package_name"] == "airflow-durable-jobs"}
+    rows = airflow_json("providers", "triggers")
+    listed = {row["class"] for row in rows if row["package_name"] == "airflow-durable-jobs"}
     assert listed == {m for t in info["triggers"] for m in t["python-modules"]}
 
 

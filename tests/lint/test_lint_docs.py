@@ -7,8 +7,7 @@ import re
 
 import pytest
 
-from durable_jobs.lint import RULES, Severity, lint_paths
-from durable_jobs.lint import snippets
+from durable_jobs.lint import RULES, Severity, lint_paths, snippets
 from tests.lint.helpers import DOCS, EXAMPLES
 
 BEFORE = DOCS / "before"

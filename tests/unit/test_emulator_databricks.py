@@ -25,10 +25,6 @@ import requests
 from tenacity import stop_after_attempt, wait_fixed
 
 from durable_jobs.emulators.databricks import DatabricksEmulator
-from durable_jobs.emulators.pytest_plugin import (  # noqa: F401 - fixtures, found by name
-    databricks_conn_env,
-    databricks_emulator,
-)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_TASK = {"task_key": "main", "notebook_task": {"notebook_path": "/Shared/etl"}}

@@ -7,7 +7,8 @@ At ``builder-inited`` it writes, from code and data:
 - ``_generated/*.md``: fragments that committed pages pull in with ``{include}``: the lint rule
   reference (``durable_jobs.lint`` catalogue), the parity table (``inspect.signature`` of ours vs
   the official operators), the configuration reference (Airflow's own config description), the
-  doctor's checks, and the crash matrix (``artifacts/crash-matrix.json``).
+  doctor's checks, and the crash matrix (``artifacts/crash-matrix.json``, through the one renderer in
+``tools/crash_matrix.py`` that also writes the README's).
 
 Files are rewritten only when their text changes, so incremental builds stay incremental. Every
 problem a generator finds is a Sphinx warning, i.e. an error under ``-W``.
@@ -18,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from djdocs import crash, gallery, reference
+from djdocs import gallery, reference
+from tools import crash_matrix
 
 GENERATED = "_generated"
 GALLERY = "gallery"
@@ -36,11 +38,16 @@ def generate(root: Path, warn) -> dict[str, str]:
     files[f"{GENERATED}/parity.md"] = reference.parity(warn)
     files[f"{GENERATED}/store-keys.md"] = reference.state_store_keys(lambda message: None)
     files[f"{GENERATED}/config.md"] = reference.configuration()
+    files[f"{GENERATED}/config-durable-jobs.md"] = reference.durable_jobs_configuration()
     files[f"{GENERATED}/doctor.md"] = reference.doctor_checks()
     files[f"{GENERATED}/record.md"] = reference.record_example()
-    matrix = crash.load(root / crash.MATRIX, warn)
-    files[f"{GENERATED}/crash-matrix.md"] = crash.full(matrix)
-    files[f"{GENERATED}/crash-deferrable.md"] = crash.deferrable_summary(matrix)
+    try:
+        matrix = crash_matrix.load(root / "artifacts" / "crash-matrix.json")
+    except ValueError as err:
+        warn(f"the crash matrix cannot be rendered: {err}")
+        matrix = None
+    files[f"{GENERATED}/crash-matrix.md"] = crash_matrix.render_page(matrix)
+    files[f"{GENERATED}/crash-deferrable.md"] = crash_matrix.render_deferrable(matrix)
     return files
 
 

@@ -42,7 +42,7 @@ def rst_literals_to_md(text: str) -> str:
 def discover(root: Path, warn) -> list[Example]:
     examples = []
     tests = _test_sources(root)
-    for path in sorted((root / EXAMPLES).glob("*.py")):
+    for path in sorted((root / EXAMPLES).glob("[!_]*.py")):
         if path.name.startswith("_"):
             continue
         try:

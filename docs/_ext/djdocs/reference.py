@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 from pathlib import Path
 
 #: Short titles for the lint's anti-pattern groups (the rules themselves come from the catalogue).
@@ -60,8 +59,7 @@ def lint_rule_table() -> str:
 
 
 def lint_rules(root: Path) -> str:
-    from durable_jobs.lint import RULES
-    from durable_jobs.lint import snippets
+    from durable_jobs.lint import RULES, snippets
 
     reports = _before_reports(root)
     out: list[str] = []
@@ -106,32 +104,21 @@ def _cell(text: str) -> str:
 
 # ----------------------------------------------------------------------------- parity
 def operator_pairs(warn) -> list[tuple[type, type]]:
-    """(ours, official) for every public operator in ``durable_jobs.operators.*`` that wraps one."""
-    import durable_jobs.operators as package
-    from durable_jobs.operators.base import DurableJobMixin
+    """(ours, official) for every operator in the vendor registry."""
+    from durable_jobs import vendors
 
     pairs = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name in ("base", "checkpoint", "decision") or info.name.startswith("_"):
-            continue
-        name = f"{package.__name__}.{info.name}"
+    for _, _, op in vendors.operators():
         try:
-            module = importlib.import_module(name)
+            pairs.append((_load(op.classpath), _load(op.official)))
         except Exception as err:  # a vendor extra not installed, or a broken module
-            warn(f"cannot import {name} for the parity table: {type(err).__name__}: {err}")
-            continue
-        for attr, cls in sorted(vars(module).items()):
-            if attr.startswith("_") or not isinstance(cls, type) or cls.__module__ != name:
-                continue
-            if not issubclass(cls, DurableJobMixin):
-                continue
-            official = next((b for b in cls.__mro__[1:] if b.__name__ == cls.__name__
-                             and b.__module__.startswith("airflow.providers.")), None)
-            if official is None:
-                warn(f"{name}.{attr} wraps no official operator of the same name")
-                continue
-            pairs.append((cls, official))
+            warn(f"cannot import {op.classpath} or {op.official} for the parity table: {type(err).__name__}: {err}")
     return pairs
+
+
+def _load(classpath: str) -> type:
+    module, _, name = classpath.rpartition(".")
+    return getattr(importlib.import_module(module), name)
 
 
 def _params(cls: type) -> dict[str, inspect.Parameter]:
@@ -209,6 +196,23 @@ def _doctor_settings() -> dict[tuple[str, str], str]:
     from durable_jobs import doctor
 
     return {(section, key): why for section, key, _default, why in doctor.SETTINGS}
+
+
+def durable_jobs_configuration() -> str:
+    """The ``[durable_jobs]`` options, from the vendor registry (declared to Airflow by provider info)."""
+    from durable_jobs import vendors
+
+    out = []
+    for option in vendors.config_options():
+        section = vendors.CONFIG_SECTION
+        out.append(f"(config-{section}-{option.name})=\n### `[{section}] {option.name}`\n")
+        out.append(option.description + "\n")
+        facts = [f"default `{option.default}`", f"type {option.type}", f"environment variable `{option.env_var}`",
+                 f"since durable-jobs {option.version_added}"]
+        if option.example:
+            facts.append(f"example `{option.example}`")
+        out.append("; ".join(facts) + ".\n")
+    return "\n".join(out)
 
 
 def configuration() -> str:

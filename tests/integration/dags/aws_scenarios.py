@@ -10,11 +10,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-
-from airflow.sdk import DAG
-
 from airflow.providers.amazon.aws.operators.batch import BatchOperator as OfficialBatchOperator
 from airflow.providers.amazon.aws.operators.glue import GlueJobOperator as OfficialGlueJobOperator
+from airflow.sdk import DAG
 
 from durable_jobs.operators.aws import BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
 

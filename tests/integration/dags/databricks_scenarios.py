@@ -9,9 +9,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-from tenacity import stop_after_attempt, wait_fixed
-
 from airflow.sdk import DAG
+from tenacity import stop_after_attempt, wait_fixed
 
 from durable_jobs.operators.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 

@@ -1,0 +1,17 @@
+"""``apply_defaults``: the wrapper Airflow puts on every operator ``__init__`` (Airflow 2 and 3).
+
+It fills keyword arguments from the DAG's ``default_args``; a mixin's own ``__init__`` needs it too,
+or ``default_args={"durable": False}`` would never reach the mixin's arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+try:
+    from airflow.sdk.bases.operator import BaseOperatorMeta
+except ImportError:  # Airflow 2.x
+    from airflow.models.baseoperator import BaseOperatorMeta  # type: ignore[no-redef]
+
+apply_defaults: Callable[[Callable[..., Any]], Callable[..., Any]] = BaseOperatorMeta._apply_defaults

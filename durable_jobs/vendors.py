@@ -1,0 +1,306 @@
+"""The vendor registry: the one hand-written list of what durable-jobs supports.
+
+One :class:`Family` per vendor family (a provider package: Databricks, AWS, ...), each with its
+:class:`Service` entries (one ``JobClient`` each) and their drop-in :class:`Operator` classes.
+Everything else that needs a vendor list is generated from here: Airflow's provider info
+(:func:`durable_jobs.get_provider_info`), the README operator table, the lint's knowledge of job
+APIs, the crash matrix's vendor names, the demo's sections and the docs reference.
+
+Data only: classpaths are strings, nothing is imported, so the lint and the docs read this
+without Airflow or a vendor provider installed. Families with no ``services`` are known to the
+lint only (their submit calls are recognised) until their durable operators exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+#: The Airflow config section of every option below (``[durable_jobs]``).
+CONFIG_SECTION = "durable_jobs"
+VERSION_ADDED = "0.1.0"
+
+
+@dataclass(frozen=True)
+class ConfigOption:
+    """One ``[durable_jobs]`` option, declared to Airflow through provider info."""
+
+    name: str
+    type: str  # "string" | "boolean" | "integer" | "float" (Airflow's provider-info schema)
+    default: str
+    description: str
+    example: str | None = None
+    version_added: str = VERSION_ADDED
+
+    @property
+    def env_var(self) -> str:
+        return f"AIRFLOW__{CONFIG_SECTION.upper()}__{self.name.upper()}"
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A drop-in durable operator: same class name and arguments as ``official``."""
+
+    name: str
+    module: str
+    official: str
+    #: How the idempotency key reaches the vendor (markdown, for the README table).
+    mechanism: str
+    #: The crash suite's vendor key for the matrix rows run with this operator (None: no rows yet).
+    crash: str | None = None
+
+    @property
+    def classpath(self) -> str:
+        return f"{self.module}.{self.name}"
+
+    @property
+    def official_name(self) -> str:
+        return self.official.rpartition(".")[2]
+
+
+@dataclass(frozen=True)
+class Service:
+    """One job API with its own ``JobClient`` (one Airflow "integration")."""
+
+    key: str
+    name: str
+    doc_url: str
+    client: str
+    operators: tuple[Operator, ...]
+    #: What one submission creates, as the crash matrix counts it ("run", "job", "query").
+    unit: str = "job"
+    #: How ``astatuses`` asks for many jobs at once; empty: one status call per job.
+    batch_status: str = ""
+    extra_links: tuple[str, ...] = ()
+    #: The test double the tests, the demo and the crash suite run it against (a phrase).
+    emulator: str = ""
+    tags: tuple[str, ...] = ("service",)
+
+    @property
+    def integration(self) -> str:
+        return f"{self.name} (durable)"
+
+    @property
+    def hook_module(self) -> str:
+        return self.client.rpartition(".")[0]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A vendor family: one official provider package, one install extra, its services."""
+
+    key: str
+    name: str
+    #: ``pip install "airflow-durable-jobs[<extra>]"``.
+    extra: str
+    #: The official provider distribution whose hooks and operators we build on.
+    provider: str
+    services: tuple[Service, ...] = ()
+    #: Docs page (repository path) that explains the family.
+    docs: str = ""
+    #: ``module:function`` of its section in ``durable-jobs demo`` (prints, returns wrong rows).
+    demo: str = ""
+    config: tuple[ConfigOption, ...] = ()
+    # --- what the lint recognises in DAG code (the family's hooks, SDKs and REST paths) ---
+    #: Hook / SDK methods that create a job.
+    submit_methods: frozenset[str] = frozenset()
+    #: (method, regex on the receiver's source text): submits only on such a receiver.
+    submit_receivers: tuple[tuple[str, str], ...] = ()
+    #: REST paths that submit when passed to a generic HTTP helper.
+    submit_paths: tuple[str, ...] = ()
+    #: One-shot status reads (a task calling one on another task's job is polling it).
+    status_methods: frozenset[str] = frozenset()
+    #: Operators that return on acceptance unless told otherwise: class name -> the argument.
+    wait_off_by_default: dict[str, str] = field(default_factory=dict)
+    #: Official operators (full class paths) that checkpoint their synchronous path with the
+    #: SDK's ``ResumableJobMixin`` themselves.
+    official_resumable: frozenset[str] = frozenset()
+
+    @property
+    def operators(self) -> tuple[Operator, ...]:
+        return tuple(op for service in self.services for op in service.operators)
+
+
+#: Options that hold for every vendor.
+CORE_CONFIG: tuple[ConfigOption, ...] = ()
+
+AWS_CONFIG = (
+    ConfigOption(
+        "aws_list_consistency_seconds", "float", "15",
+        "AWS vendors without an idempotency token (Batch, Glue) are found again by listing their jobs, "
+        "and AWS listings are eventually consistent: an empty listing is not taken as proof that a job "
+        "does not exist until this many seconds have passed since the submit attempt (or, after a crash, "
+        "since the intent was written).",
+        example="30",
+    ),
+)
+
+_AWS = "airflow.providers.amazon.aws.operators"
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        key="databricks", name="Databricks", extra="databricks", provider="apache-airflow-providers-databricks",
+        docs="docs/guide/durable-operators.md", demo="durable_jobs.demo.main:databricks_section",
+        services=(
+            Service(
+                key="databricks", name="Databricks", unit="run",
+                doc_url="https://docs.databricks.com/api/workspace/jobs",
+                client="durable_jobs.hooks.databricks.DatabricksJobClient",
+                extra_links=("durable_jobs.operators.databricks.DatabricksJobRunLink",),
+                emulator="the Databricks emulator (durable_jobs.emulators.databricks)",
+                operators=(
+                    Operator("DatabricksSubmitRunOperator", "durable_jobs.operators.databricks",
+                             "airflow.providers.databricks.operators.databricks.DatabricksSubmitRunOperator",
+                             "`idempotency_token`", crash="databricks"),
+                    Operator("DatabricksRunNowOperator", "durable_jobs.operators.databricks",
+                             "airflow.providers.databricks.operators.databricks.DatabricksRunNowOperator",
+                             "`idempotency_token`"),
+                ),
+            ),
+        ),
+        submit_methods=frozenset({"submit_run", "run_now"}),
+        submit_receivers=(("submit", r"jobs$"),),  # databricks-sdk: w.jobs.submit(...)
+        submit_paths=("jobs/runs/submit", "jobs/run-now"),
+        status_methods=frozenset({"get_run_state", "get_run", "get_run_status", "get_run_page_url"}),
+        official_resumable=frozenset({
+            "airflow.providers.databricks.operators.databricks.DatabricksSubmitRunOperator",
+            "airflow.providers.databricks.operators.databricks.DatabricksRunNowOperator",
+        }),
+    ),
+    Family(
+        key="aws", name="AWS", extra="amazon", provider="apache-airflow-providers-amazon",
+        docs="docs/aws.md", demo="durable_jobs.demo.aws:section",
+        config=AWS_CONFIG,
+        services=(
+            Service(
+                key="batch", name="AWS Batch", tags=("aws",),
+                doc_url="https://docs.aws.amazon.com/batch/latest/APIReference/Welcome.html",
+                client="durable_jobs.hooks.aws_batch.BatchJobClient",
+                batch_status="DescribeJobs, 100 ids a call",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("BatchOperator", "durable_jobs.operators.aws", f"{_AWS}.batch.BatchOperator",
+                             "none in the API: key in the job name + `durable-jobs:key` tag, found with "
+                             "`ListJobs`", crash="batch"),
+                ),
+            ),
+            Service(
+                key="glue", name="AWS Glue", tags=("aws",),
+                doc_url="https://docs.aws.amazon.com/glue/latest/dg/aws-glue-api-jobs-runs.html",
+                client="durable_jobs.hooks.aws_glue.GlueJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("GlueJobOperator", "durable_jobs.operators.aws", f"{_AWS}.glue.GlueJobOperator",
+                             "none in the API: `--durable_jobs_key` job argument, found with `GetJobRuns`"),
+                ),
+            ),
+            Service(
+                key="emr_serverless", name="Amazon EMR Serverless", tags=("aws",),
+                doc_url="https://docs.aws.amazon.com/emr-serverless/latest/APIReference/Welcome.html",
+                client="durable_jobs.hooks.aws_emr_serverless.EmrServerlessJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("EmrServerlessStartJobOperator", "durable_jobs.operators.aws",
+                             f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag"),
+                ),
+            ),
+        ),
+        submit_methods=frozenset({
+            "start_job_run", "initialize_job",               # Glue, EMR Serverless / EMR on EKS
+            "add_job_flow_steps", "run_job_flow",            # EMR
+            "submit_job",                                    # Batch
+            "execute_statement",                             # Redshift Data API
+            "start_query_execution", "run_query",            # Athena
+            "create_training_job", "create_processing_job", "create_transform_job",  # SageMaker
+            "start_execution",                               # Step Functions
+        }),
+        status_methods=frozenset({
+            "describe_jobs", "describe_step", "describe_cluster", "get_job_run", "get_job_runs",
+            "get_job_state", "get_query_status", "get_query_execution", "describe_statement",
+            "describe_training_job", "describe_execution", "get_job_run_status",
+        }),
+        wait_off_by_default={"EmrAddStepsOperator": "wait_for_completion"},
+        official_resumable=frozenset({f"{_AWS}.glue.GlueJobOperator", f"{_AWS}.redshift_data.RedshiftDataOperator"}),
+    ),
+    # ---- known to the lint only, until their durable operators exist ----
+    Family(
+        key="google", name="Google Cloud", extra="google", provider="apache-airflow-providers-google",
+        submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job"}),
+        submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)
+        status_methods=frozenset({"get_job", "get_batch", "get_batch_state", "get_job_status"}),
+    ),
+    Family(
+        key="snowflake", name="Snowflake", extra="snowflake", provider="apache-airflow-providers-snowflake",
+        submit_methods=frozenset({"execute_query", "execute_async"}),
+        status_methods=frozenset({"get_sql_api_query_status"}),
+    ),
+    Family(
+        key="dbt", name="dbt Cloud", extra="dbt-cloud", provider="apache-airflow-providers-dbt-cloud",
+        submit_methods=frozenset({"trigger_job_run"}),
+        status_methods=frozenset({"get_job_run", "get_job_run_status"}),
+    ),
+    Family(
+        key="livy", name="Apache Livy", extra="apache-livy", provider="apache-airflow-providers-apache-livy",
+        submit_methods=frozenset({"post_batch"}),
+        status_methods=frozenset({"get_batch", "get_batch_state"}),
+        wait_off_by_default={"LivyOperator": "polling_interval"},
+    ),
+    Family(
+        key="azure", name="Azure Data Factory", extra="microsoft-azure",
+        provider="apache-airflow-providers-microsoft-azure",
+        submit_methods=frozenset({"create_run"}),
+        status_methods=frozenset({"get_pipeline_run", "get_pipeline_run_status"}),
+    ),
+)
+
+
+# ----------------------------------------------------------------------------- lookups
+def families(*, supported: bool | None = None) -> tuple[Family, ...]:
+    """Every family; ``supported=True``: only those with durable operators."""
+    if supported is None:
+        return FAMILIES
+    return tuple(f for f in FAMILIES if bool(f.services) is supported)
+
+
+def services() -> Iterator[tuple[Family, Service]]:
+    for family in FAMILIES:
+        for service in family.services:
+            yield family, service
+
+
+def operators() -> Iterator[tuple[Family, Service, Operator]]:
+    for family, service in services():
+        for op in service.operators:
+            yield family, service, op
+
+
+def family(key: str) -> Family:
+    for candidate in FAMILIES:
+        if candidate.key == key:
+            return candidate
+    raise KeyError(f"no vendor family {key!r} (known: {', '.join(f.key for f in FAMILIES)})")
+
+
+def crash_vendor(key: str) -> tuple[Service, Operator]:
+    """The service and official-comparison operator behind the crash suite's vendor ``key``."""
+    for _, service, op in operators():
+        if op.crash == key:
+            return service, op
+    raise KeyError(f"no operator in the registry runs the crash suite's {key!r} rows")
+
+
+def config_options() -> tuple[ConfigOption, ...]:
+    return CORE_CONFIG + tuple(option for f in FAMILIES for option in f.config)
+
+
+def config_option(name: str) -> ConfigOption:
+    for option in config_options():
+        if option.name == name:
+            return option
+    raise KeyError(f"[{CONFIG_SECTION}] has no option {name!r}")
+
+
+__all__ = [
+    "CONFIG_SECTION", "ConfigOption", "FAMILIES", "Family", "Operator", "Service", "config_option",
+    "config_options", "crash_vendor", "families", "family", "operators", "services",
+]

@@ -1,0 +1,69 @@
+"""The one crash-matrix renderer (README, artifacts/ and the docs pages): no stack needed."""
+
+from __future__ import annotations
+
+import json
+
+from tools import crash_matrix
+
+
+def _data(official_deviations=("2 runs created",), error=None):
+    cell = {"scenario": "W2", "mode": "deferrable", "runs_created": 1, "cancels": 0, "final_state": "success",
+            "try_number": 2, "deviations": [], "error": None, "window": ["held runs/submit"], "tokens": ["abc"]}
+    return {
+        "generated": "2026-01-01T00:00:00+00:00",
+        "versions": {"apache-airflow": "3.3.2", "apache-airflow-providers-databricks": "7.23.0"},
+        "wall_seconds": {"total": 1.0}, "machine": {"cpus": 2},
+        "scenarios": {"W2": {"title": "after accept", "vendor": "databricks"},
+                      "BATCH-W2": {"title": "Batch after accept", "vendor": "batch"}},
+        "cells": [{**cell, "operator": "ours"},
+                  {**cell, "operator": "official", "runs_created": 2, "deviations": list(official_deviations),
+                   "error": error},
+                  {**cell, "scenario": "BATCH-W2", "operator": "ours"}],
+    }
+
+
+def test_markdown_marks_each_cell():
+    md = crash_matrix.render_markdown(_data())
+    assert "| **W2** after accept | deferrable | ✅ 1 run · 0 cancels · success (try 2) | ❌ 2 runs" in md
+    # the unit and the official operator come from the registry
+    assert "| **BATCH-W2** Batch after accept | deferrable | ✅ 1 job · 0 cancels" in md
+    assert "AWS Batch rows `BatchOperator`" in md and "Databricks rows `DatabricksSubmitRunOperator`" in md
+
+
+def test_harness_error_is_neither_pass_nor_fail():
+    md = crash_matrix.render_markdown(_data(official_deviations=(), error="boom"))
+    assert "⚠️ harness error" in md
+
+
+def test_docs_page_uses_the_same_marks_and_shows_the_proof():
+    page = crash_matrix.render_page(_data())
+    assert "✅ 1 run · 0 cancels · success (try 2)" in page and "❌ 2 runs" in page
+    assert "- window proved: held runs/submit" in page and "- deviation: 2 runs created" in page
+    assert "(crash-w2)=" in page and "`abc`" in page
+
+
+def test_deferrable_summary_lists_only_the_numbered_windows():
+    table = crash_matrix.render_deferrable(_data())
+    assert "{ref}`W2 <crash-w2>`" in table and "BATCH-W2" not in table
+    assert "❌ 2 runs" in table
+
+
+def test_missing_matrix_says_how_to_make_it(tmp_path):
+    assert crash_matrix.load(tmp_path / "absent.json") is None
+    assert "make crash" in crash_matrix.render_page(None)
+
+
+def test_cli_prints_text(tmp_path, capsys):
+    src = tmp_path / "m.json"
+    src.write_text(json.dumps(_data()))
+    assert crash_matrix.main(["--json", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("scenario") and "BATCH-W2" in out
+    assert crash_matrix.main(["--json", str(tmp_path / "nope.json")]) == 2
+
+
+def test_committed_cells_of_ours_all_passed():
+    data = crash_matrix.load()
+    ours = [c for c in data["cells"] if c["operator"] == "ours"]
+    assert ours and all(not c["deviations"] and not c["error"] for c in ours)
