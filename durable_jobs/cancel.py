@@ -104,7 +104,7 @@ def _ti_state_from_db(dag_id: str, run_id: str, task_id: str, map_index: int | N
 
 
 def cancel_from_worker(
-    *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: logging.Logger | None = None
+    *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any = None
 ) -> None:
     """The operator's ``on_kill``: cancel ``job_id`` if ``policy`` says this kill was a user's.
 
@@ -122,7 +122,7 @@ def cancel_from_worker(
     _cancel_if_user_stopped(policy, ti, job_id, client, logger)
 
 
-def _cancel_if_user_stopped(policy: str, ti: Any, job_id: Any, client: JobClient, logger: logging.Logger) -> None:
+def _cancel_if_user_stopped(policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any) -> None:
     current = None
     if policy == "user" and ti is not None:
         current = ti_state(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)

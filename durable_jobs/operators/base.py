@@ -52,12 +52,19 @@ from durable_jobs.shims import (
 from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_SUCCESS, JobTrigger
 
 if TYPE_CHECKING:
-    from airflow.sdk import Context
+    from airflow.sdk import BaseOperator, Context
+    from airflow.sdk.types import RuntimeTaskInstanceProtocol
+
+    _Operator = BaseOperator  # the mixin is always mixed into an operator
+else:
+    _Operator = object
 
 CHECKPOINT_SUFFIX = "_durable"
+#: What ``task_state_store`` is to us: get / set (with ``retention``).
+Store = Any
 
 
-class DurableJobMixin(ResumableJobMixin):
+class DurableJobMixin(ResumableJobMixin, _Operator):
     """Exactly-once submission for any operator with a ``JobClient``; put it first in the bases.
 
     Subclasses provide ``make_job_client()``, ``prepare_request()`` and ``poll_interval_argument``
@@ -109,6 +116,7 @@ class DurableJobMixin(ResumableJobMixin):
         # in a field must not make every retry look like a changed request.
         self._durable_raw_request = stable_json(self._raw_request())
         self._job_id: Any = None
+        self._durable_ti: RuntimeTaskInstanceProtocol | None = None
 
     # ----------------------------------------------------------------- subclass surface
     @abstractmethod
@@ -209,7 +217,7 @@ class DurableJobMixin(ResumableJobMixin):
             retries=retries,
         )
 
-    def _store(self, context: Context):
+    def _store(self, context: Context) -> Store | None:
         if not self.durable:
             return None
         if not has_state_store():
@@ -219,7 +227,7 @@ class DurableJobMixin(ResumableJobMixin):
             self.log.warning("task_state_store is not in the context: crash recovery is off for this try")
         return store
 
-    def _read(self, store) -> CheckpointRecord | None:
+    def _read(self, store: Store) -> CheckpointRecord | None:
         try:
             value = store.get(self.checkpoint_key)
             key = self.checkpoint_key
@@ -233,13 +241,15 @@ class DurableJobMixin(ResumableJobMixin):
             ) from err
         return parse_record(value, key=key)
 
-    def _write(self, store, record: CheckpointRecord) -> None:
+    def _write(self, store: Store, record: CheckpointRecord) -> None:
         store.set(self.checkpoint_key, record.to_json(), retention=NEVER_EXPIRE)
         if record.id is not None:
             store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
 
     def _key(self, record: CheckpointRecord) -> str:
         if record.key is None:
+            if record.nonce is None:  # a bare upstream id carries no key; it is never resent
+                raise CheckpointError(f"{self.checkpoint_key}: a legacy record has no idempotency key")
             record.key = self.job_client.format_key(record.nonce, self.user_idempotency_token())
         return record.key
 
@@ -268,11 +278,13 @@ class DurableJobMixin(ResumableJobMixin):
             self.log.info("durable-jobs: %s", decision.reason)
 
         if decision.action is Action.RESULT:
+            assert record is not None  # decide() starts a new epoch when there is no record
             record = self._adopt(store, record, decision.job_id, status=STATUS_SUCCEEDED)
             self._job_id = decision.job_id
             self.on_job_known(context, decision.job_id, reconnected=True)
             return self.job_result(context, decision.job_id)
         if decision.action is Action.RECONNECT:
+            assert record is not None
             record = self._adopt(store, record, decision.job_id)
             self._job_id = decision.job_id
             self.on_job_known(context, decision.job_id, reconnected=True)
@@ -289,7 +301,9 @@ class DurableJobMixin(ResumableJobMixin):
         self.on_job_known(context, job_id, reconnected=False)
         return self._after_submit(context, store, record, job_id)
 
-    def _adopt(self, store, record, job_id, *, status: str | None = None) -> CheckpointRecord:
+    def _adopt(
+        self, store: Store, record: CheckpointRecord, job_id: Any, *, status: str | None = None
+    ) -> CheckpointRecord:
         """Make the record name ``job_id`` (found by key, or a legacy value) before going on."""
         if record.legacy:
             return record
@@ -299,7 +313,9 @@ class DurableJobMixin(ResumableJobMixin):
             self._write(store, record)
         return record
 
-    def _new_epoch(self, context, store, now: TryInfo, digest: str, fields: dict[str, str]):
+    def _new_epoch(
+        self, context: Context, store: Store, now: TryInfo, digest: str, fields: dict[str, str]
+    ) -> tuple[CheckpointRecord, Any]:
         record = CheckpointRecord.start_epoch(
             request_fingerprint=digest, fields=fields, try_number=now.try_number, max_tries=now.max_tries,
             retries=now.retries, client=self.job_client.classpath(),
@@ -308,7 +324,7 @@ class DurableJobMixin(ResumableJobMixin):
         self._write(store, record)  # the intent, before anything reaches the vendor
         return record, self._submit(context, store, record, fresh_key=True)
 
-    def _submit(self, context, store, record: CheckpointRecord, *, fresh_key: bool) -> Any:
+    def _submit(self, context: Context, store: Store | None, record: CheckpointRecord, *, fresh_key: bool) -> Any:
         request = self.prepare_request(context, fresh_key=fresh_key)
         key = self._key(record)
         job_id = self.job_client.submit(request, key)
@@ -329,7 +345,7 @@ class DurableJobMixin(ResumableJobMixin):
         self.on_job_known(context, job_id, reconnected=False)
         return self._after_submit(context, None, record, job_id)
 
-    def _after_submit(self, context, store, record: CheckpointRecord, job_id: Any) -> Any:
+    def _after_submit(self, context: Context, store: Store | None, record: CheckpointRecord, job_id: Any) -> Any:
         if not getattr(self, "wait_for_termination", True):
             self.log.info(
                 "wait_for_termination=False: %s job %s was accepted, which is not success. A sensor on "
@@ -347,7 +363,7 @@ class DurableJobMixin(ResumableJobMixin):
         self._record(store, record, STATUS_SUCCEEDED)
         return self.job_result(context, job_id)
 
-    def _record(self, store, record: CheckpointRecord, status: str) -> None:
+    def _record(self, store: Store | None, record: CheckpointRecord, status: str) -> None:
         """Best effort: without it the retry asks the vendor, so a failed write must not fail the task."""
         if store is None or record.legacy:
             return
@@ -360,7 +376,7 @@ class DurableJobMixin(ResumableJobMixin):
                 self.job_client.vendor, record.id, status.lower(), err, self.job_client.vendor,
             )
 
-    def _record_if_failed(self, store, record, job_id) -> None:
+    def _record_if_failed(self, store: Store | None, record: CheckpointRecord, job_id: Any) -> None:
         """After a failed wait: record FAILED only when the job itself failed, not the API."""
         if store is None:
             return
@@ -371,7 +387,7 @@ class DurableJobMixin(ResumableJobMixin):
         if status.phase in (JobPhase.FAILED, JobPhase.MISSING):
             self._record(store, record, STATUS_FAILED)
 
-    def _defer(self, context, store, record, job_id) -> Any:
+    def _defer(self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any) -> Any:
         status = self.job_client.status(job_id)
         if status.is_terminal:
             kind = EVENT_SUCCESS if status.phase is JobPhase.SUCCEEDED else EVENT_FAILED

@@ -27,6 +27,7 @@ from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
 if TYPE_CHECKING:
+    from airflow.providers.databricks.hooks.databricks import DatabricksHook
     from airflow.sdk import Context
 
 XCOM_RUN_ID_KEY = _official.XCOM_RUN_ID_KEY
@@ -40,6 +41,17 @@ class DatabricksJobRunLink(_official.DatabricksJobRunLink):
 
 class _DatabricksDurableMixin(DurableJobMixin):
     """What both Databricks operators share: the client, XComs and the official poll loop."""
+
+    if TYPE_CHECKING:  # what both official Databricks operators define
+        databricks_conn_id: str
+        databricks_retry_limit: int
+        databricks_retry_delay: int
+        databricks_retry_args: dict[Any, Any] | None
+        deferrable: bool
+        run_id: int | None
+
+        @property
+        def _hook(self) -> DatabricksHook: ...
 
     _client_mode = "submit"
     poll_interval_argument = "polling_period_seconds"
@@ -76,7 +88,10 @@ class _DatabricksDurableMixin(DurableJobMixin):
         return {"repair_run": bool(getattr(self, "repair_run", False))}
 
 
-class DatabricksSubmitRunOperator(_DatabricksDurableMixin, _official.DatabricksSubmitRunOperator):
+# type-ignore: our execute_complete takes our trigger's event (context typed as Context, event optional).
+class DatabricksSubmitRunOperator(  # type: ignore[misc]
+    _DatabricksDurableMixin, _official.DatabricksSubmitRunOperator
+):
     """The official ``DatabricksSubmitRunOperator`` (``runs/submit``), submitting each run exactly once."""
 
     __init__ = with_official_signature(_official.DatabricksSubmitRunOperator)

@@ -20,15 +20,18 @@ def with_official_signature(official: type, extra: type | None = None) -> Callab
         extra = DurableJobMixin
     mixin: type = extra
 
-    def __init__(self: Any, **kwargs: Any) -> None:
-        mixin.__init__(self, **kwargs)
+    mixin_init: Callable[..., None] = vars(mixin)["__init__"]
 
-    official_sig = inspect.signature(official.__init__)
-    own = inspect.signature(inspect.unwrap(mixin.__init__))
+    def __init__(self: Any, **kwargs: Any) -> None:
+        mixin_init(self, **kwargs)
+
+    official_init: Callable[..., None] = getattr(official, "__init__")
+    official_sig = inspect.signature(official_init)
+    own = inspect.signature(inspect.unwrap(mixin_init))
     params = [p for p in official_sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
     names = {p.name for p in params}
     params += [p for p in own.parameters.values() if p.kind is p.KEYWORD_ONLY and p.name not in names]
     params += [p for p in official_sig.parameters.values() if p.kind is p.VAR_KEYWORD]
     __init__.__signature__ = official_sig.replace(parameters=params)  # type: ignore[attr-defined]
-    __init__.__doc__ = official.__init__.__doc__
+    __init__.__doc__ = official_init.__doc__
     return __init__

@@ -52,10 +52,10 @@ class JobTrigger(BaseTrigger):
         jitter: float = 0.1,
         max_consecutive_errors: int = 5,
         cancel_on_kill: str = "user",
-        run_page_url: str | None = None,
         echo: dict[str, Any] | None = None,
+        run_page_url: str | None = None,  # noqa: ARG002 - in triggers serialized by 0.1.0; unused
     ) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # Airflow's BaseTrigger.__init__ is unannotated
         validate_poll_args(poll_interval, max_consecutive_errors, jitter)
         self.client_classpath = client_classpath
         self.client_kwargs = dict(client_kwargs)
@@ -64,7 +64,6 @@ class JobTrigger(BaseTrigger):
         self.jitter = jitter
         self.max_consecutive_errors = max_consecutive_errors
         self.cancel_on_kill = validate_policy(cancel_on_kill)
-        self.run_page_url = run_page_url
         self.echo = dict(echo or {})
         self._client: JobClient | None = None
 
@@ -79,7 +78,6 @@ class JobTrigger(BaseTrigger):
                 "jitter": self.jitter,
                 "max_consecutive_errors": self.max_consecutive_errors,
                 "cancel_on_kill": self.cancel_on_kill,
-                "run_page_url": self.run_page_url,
                 "echo": self.echo,
             },
         )
@@ -97,7 +95,7 @@ class JobTrigger(BaseTrigger):
     def _event(self, kind: str, **extra: Any) -> TriggerEvent:
         payload = {
             "status": kind, "job_id": self.job_id, "client": self.client_classpath,
-            "run_page_url": self.run_page_url, "echo": self.echo, **extra,
+            "echo": self.echo, **extra,
         }
         return TriggerEvent(payload)
 

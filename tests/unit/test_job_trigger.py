@@ -31,8 +31,10 @@ def events(trigger: JobTrigger) -> list[dict]:
 
 
 def test_serialize_round_trip():
-    trigger = make_trigger(1234, cancel_on_kill="never", echo={"repair_run": True}, run_page_url="u")
+    trigger = make_trigger(1234, cancel_on_kill="never", echo={"repair_run": True})
     classpath, kwargs = trigger.serialize()
+    # a trigger row written by 0.1.0 still loads (it carried a never-read run_page_url)
+    assert JobTrigger(**kwargs, run_page_url="u").serialize() == (classpath, kwargs)
     assert classpath == "durable_jobs.triggers.job.JobTrigger"
     again = JobTrigger(**kwargs)
     assert again.serialize() == (classpath, kwargs)

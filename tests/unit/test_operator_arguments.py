@@ -57,3 +57,45 @@ def test_exceptions_are_airflow_exceptions_too():
     from airflow.exceptions import AirflowException
 
     assert issubclass(DurableJobError, AirflowException)
+
+
+AWS_OPERATORS = {
+    "BatchOperator": dict(job_name="j", job_queue="q", job_definition="d"),
+    "GlueJobOperator": dict(job_name="g"),
+    "EmrServerlessStartJobOperator": dict(application_id="a", execution_role_arn="arn:aws:iam::1:role/r",
+                                          job_driver={}),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "named"),
+    [
+        ("BatchOperator", {"poll_interval": 0}, "poll_interval"),
+        ("BatchOperator", {"poll_interval": "often"}, "poll_interval"),
+        ("GlueJobOperator", {"job_poll_interval": -1}, "job_poll_interval"),
+        ("GlueJobOperator", {"deferrable": True, "waiter_delay": 0}, "waiter_delay"),
+        ("EmrServerlessStartJobOperator", {"waiter_delay": 0}, "waiter_delay"),
+        ("BatchOperator", {"cancel_on_kill": "sometimes"}, "cancel_on_kill"),
+    ],
+)
+def test_aws_operators_name_their_own_arguments(name, kwargs, named):
+    """The mixin is vendor-neutral: the error names the argument of *this* operator, never another's."""
+    from durable_jobs.operators import aws
+
+    with DAG("aws-args", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")):
+        with pytest.raises(DurableJobConfigError, match=rf"^{named} ") as err:
+            getattr(aws, name)(task_id="t", **AWS_OPERATORS[name], **kwargs)
+    assert "polling_period_seconds" not in str(err.value)
+
+
+def test_user_token_is_read_from_the_operators_own_argument():
+    from durable_jobs.operators import aws
+
+    kwargs = AWS_OPERATORS["EmrServerlessStartJobOperator"]
+    with DAG("tokens", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")):
+        databricks = build(idempotency_token="mine")
+        emr = aws.EmrServerlessStartJobOperator(task_id="e", client_request_token="theirs", **kwargs)
+        batch = aws.BatchOperator(task_id="b", **AWS_OPERATORS["BatchOperator"])
+    assert databricks.user_idempotency_token() == "mine"
+    assert emr.user_idempotency_token() == "theirs"
+    assert batch.user_idempotency_token() is None  # Batch has no token argument at all
