@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from djdocs import gallery, reference
+from djdocs import gallery, reference, upstream
 from tools import crash_matrix
 
 GENERATED = "_generated"
@@ -41,6 +41,7 @@ def generate(root: Path, warn) -> dict[str, str]:
     files[f"{GENERATED}/config-durable-jobs.md"] = reference.durable_jobs_configuration()
     files[f"{GENERATED}/doctor.md"] = reference.doctor_checks()
     files[f"{GENERATED}/record.md"] = reference.record_example()
+    files[f"{GENERATED}/upstream-pins.md"] = upstream.pins_fragment()
     try:
         matrix = crash_matrix.load(root / "artifacts" / "crash-matrix.json")
     except ValueError as err:

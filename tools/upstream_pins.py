@@ -1,0 +1,393 @@
+"""Upstream pins: every block of an official operator we copy, and every private provider name we use.
+
+The drop-in operators subclass the official ones and, in a few places, cannot avoid depending on
+upstream code that carries no compatibility promise: a private helper we call (the official
+Databricks poll loop), a private attribute we read or reset (``GlueJobOperator._job_run_id``), or a
+block of an official method we had to copy because it cannot be called without submitting (the
+``SubmitJob`` arguments of ``BatchOperator.submit_job``). A provider upgrade can change any of them
+without a deprecation. This module is the one list of them, each with a sha256 of its normalised
+source as installed when the pin was last reviewed; ``tests/unit/test_upstream_drift.py`` fails,
+naming our code that depends on it, when the installed provider's source hashes differently.
+
+* ``python -m tools.upstream_pins --check``: report drift (exit status 1) and unpinned private uses.
+* ``python -m tools.upstream_pins --update``: after reviewing and adapting our code to an upgraded
+  provider, rewrite every ``sha256=`` and ``pinned=`` below from the installed sources.
+* ``python -m tools.upstream_pins --list``: print the pins.
+
+How the hashes are normalised and what the private-use scan sees: ``tools/pinning.py``. The docs
+page ``docs/reference/upstream.md`` renders this list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tools.pinning import COPIED, KINDS, PRIVATE, REUSED, Pin, check, private_uses, unpinned, update
+
+_DBX = "airflow.providers.databricks.operators.databricks"
+_AWS = "airflow.providers.amazon.aws"
+_OPS_DBX = "durable_jobs.operators.databricks"
+_OPS_AWS = "durable_jobs.operators.aws"
+
+PINS: tuple[Pin, ...] = (
+    # ------------------------------------------------------------------ Databricks
+    Pin(
+        target=f"{_DBX}:_handle_databricks_operator_execution",
+        kind=COPIED,
+        used_by=(
+            f"{_OPS_DBX}:_DatabricksDurableMixin.on_poll", f"{_OPS_DBX}:_DatabricksDurableMixin.job_result",
+            f"{_OPS_DBX}:_DatabricksDurableMixin.failure_error",
+        ),
+        why="The official synchronous poll loop: our sync path polls with our client but copies its "
+            "log lines (run state, run page, sleeping; completed successfully) and its failure messages "
+            "(extract_failed_task_errors for a FAILED result, else the state message).",
+        sha256="c64ab56a70557756d8daac1d7a832707f6f001b41c7dcca85749a24d4221771f",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:_handle_deferrable_databricks_operator_completion",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:_DatabricksDurableMixin.job_result", f"{_OPS_DBX}:_DatabricksDurableMixin.failure_error"),
+        why="The official deferrable completion: its success line and its failure message "
+            "(\"Job run failed with terminal state: ...\") are copied for our trigger's event.",
+        sha256="02cedbe6448ab8679d9ced2efec25bfd0066e19326bc52b5a7e2d111075e2aa4",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:_handle_deferrable_databricks_operator_execution",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:_DatabricksDurableMixin.on_job_known",),
+        why="on_job_known pushes the XComs this function pushes before deferring (job_id on the "
+            "deferrable path, run_id, run_page_url) and logs the same run page line; we defer to "
+            "our own trigger instead.",
+        sha256="0a178ed9934f472dbb085a0bce17e91fd6682b428798b2e71af1a77f981e5101",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksSubmitRunOperator._prepare_submit_json",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksSubmitRunOperator.prepare_request",),
+        why="Builds the runs/submit payload (merge, validation, pipeline name lookup, params and "
+            "OpenLineage injection) without submitting; we drop its idempotency_token and add ours.",
+        sha256="5c141e16ecb2e1c79d148d541d958e1b86aa16491eee4669bae1414b6d9765fd",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksSubmitRunOperator._hook",
+        kind=PRIVATE,
+        used_by=(
+            f"{_OPS_DBX}:_DatabricksDurableMixin.on_job_known", f"{_OPS_DBX}:_DatabricksDurableMixin.failure_error",
+        ),
+        why="The operator's own DatabricksHook (cached), built from the operator's arguments exactly as "
+            "upstream: get_job_id for the deferrable XCom, get_run / extract_failed_task_errors on failure.",
+        sha256="1c2d03c5662129a2e8ba3a1608f0b98c97c5f4918a0ff67b3bbb2dd484704456",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator._hook",
+        kind=PRIVATE,
+        used_by=(
+            f"{_OPS_DBX}:_DatabricksDurableMixin.on_job_known", f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",
+        ),
+        why="As for DatabricksSubmitRunOperator._hook; the repair path also calls update_job, "
+            "get_latest_repair_id and repair_run on it.",
+        sha256="1242c8c510cadbb43cf1314beaf0e4593731af260bac0124f10f2f5dd03b296c",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator._prepare_run_now_json",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.prepare_request",),
+        why="Builds the run-now payload and cancels previous runs (cancel_previous_runs) before a "
+            "fresh key's submit; it also sets the private self._merged_json (read by the official "
+            "repair code). On a same-key resend we copy its tail (_build_run_now_payload, then "
+            "self._merged_json = payload) without the cancel.",
+        sha256="d0595c79ae923e0b0a5d9ca867f4b243623bbcaf59e098fff2440a319c6e6960",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+        covers=(f"{_DBX}.DatabricksRunNowOperator._merged_json",),
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator._build_run_now_payload",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.prepare_request",),
+        why="The run-now payload without cancel_previous_runs, for a same-key resend (cancelling "
+            "there would cancel the run our lost reply created).",
+        sha256="4900e738956d75d290c78ca4c63d9e6f9ab7a2ea03df9cc799bd5474b8090d3b",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator._get_merged_json",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",),
+        why="The repair request's job_parameters are rebuilt from the rendered fields, as the "
+            "official execute_complete does.",
+        sha256="369ec6ebbd958b49d08e413395f8908d98afcfb6bea4c1c5b3c1b95a2e3dcb2c",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator._inject_run_now_job_parameters",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",),
+        why="Forwards DAG params / OpenLineage into job_parameters for the repair request, as the "
+            "official execute_complete does.",
+        sha256="d2335712777d2297a3373c66d3f4b7f4c23abede51181083cf9daf03ddba2fd7",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:is_repair_reason_match_exist",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",),
+        why="Undocumented module helper: whether the failure message matches a "
+            "databricks_repair_reason_new_settings key (repair only then).",
+        sha256="6dcf52b686faae9452f925c794437c34425489dc506b3536d5368b0ed8a09418",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:update_job_for_repair",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",),
+        why="Undocumented module helper: applies the new job settings for the matched repair reason "
+            "before repairing.",
+        sha256="d11b0ed146991710198b6913cd062e595784a048056badc18f78a537b951269c",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksRunNowOperator.execute_complete",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:DatabricksRunNowOperator.on_failed_job",),
+        why="on_failed_job copies its repair_run branch (reason match, update_job_for_repair, "
+            "latest_repair_id, job_parameters, repair_run) for a failed run on either path.",
+        sha256="18bdb579d3543b0a86d6a0510525af41cbc7659729e83ffe1e0ecd49763d610a",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    # ------------------------------------------------------------------ AWS Batch
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator.submit_job",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:BatchOperator.prepare_request", f"{_OPS_AWS}:BatchOperator.on_job_known"),
+        why="prepare_request copies its SubmitJob arguments (the call itself goes through our client, "
+            "with the key); on_job_known persists the job-details link it persists. A new SubmitJob "
+            "argument upstream would otherwise be dropped silently.",
+        sha256="1ceed94216e19c689382c7e5a677013b1c189e3f9af521bce585c679ca5c69ca",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator.execute",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known",),
+        why="Its deferrable branch persists the definition/queue links (_persist_links) before "
+            "deferring; on_job_known does the same on both paths.",
+        sha256="f3e0066cbcae2a89c4e7c7f0496eaf140abe995a2d06cb46af2de40363d99e17",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator.monitor_job",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known", f"{_OPS_AWS}:BatchOperator.job_result"),
+        why="Our synchronous path replaces it: links before waiting, the CloudWatch link after; what "
+            "it does around the wait must be mirrored.",
+        sha256="47ca7f9eb47f044d726daea37440790074275b13fc354a1eabf35eddddafa1fe",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator.execute_complete",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:BatchOperator.job_result", f"{_OPS_AWS}:BatchOperator._print_awslogs"),
+        why="_print_awslogs copies its CloudWatch log printing (awslogs_enabled, 10,000 messages, "
+            "warning on failure); job_result persists the CloudWatch link as it does.",
+        sha256="22691c78f01595a5e733868618c0a472cedabbb795fee377f5904cf9493df6d0",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator._persist_links",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known",),
+        why="Persists the job definition and job queue extra links (describes the job).",
+        sha256="898a0aa68c9673ed17c21de95b33d4b9fb8366833bc50d5f4a74deccad30aa59",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator._persist_cloudwatch_link",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:BatchOperator.job_result",),
+        why="Persists the CloudWatch logs extra link once the job has ended.",
+        sha256="a73d68b0ec85b2df0ae10fc51dc8f0507a3d911d771bbef60ef813280f669ad6",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.batch:BatchOperator._get_batch_log_fetcher",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:BatchOperator._print_awslogs",),
+        why="The official CloudWatch log fetcher for awslogs_enabled.",
+        sha256="557f097bb2a1fd73897e78f60bf2d0cbd015217b67e455e01f2a483c42182048",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    # ------------------------------------------------------------------ AWS Glue
+    Pin(
+        target=f"{_AWS}.hooks.glue:GlueJobHook.initialize_job",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request",),
+        why="prepare_request copies its get-or-create of the Glue job (update_config) and its "
+            "StartJobRun arguments (JobName, Arguments, run_job_kwargs); the call goes through our client.",
+        sha256="7bdba5b30313a2d8bd2cfa00ce0b2f527c569f9c7d3ed6dd21459dcfe9f80e5b",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.glue:GlueJobOperator.submit_job",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request", f"{_OPS_AWS}:GlueJobOperator.on_job_known"),
+        why="prepare_request mirrors its fresh-submit half (script args, log line, initialize_job); "
+            "on_job_known resets _job_run_id and calls _set_job_run_id as it does after a start.",
+        sha256="27c32dcbd16c9b415f299075bd28e811126e47a883ef8556381d9e059ad2f48a",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.glue:GlueJobOperator._build_script_args",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request",),
+        why="The run's Arguments: script_args plus OpenLineage injection and upstream's task-UUID tag.",
+        sha256="2a16ced1384db84e9cf79fd5956c4309b89fea28b1a5eb7b08c563721d8b6bb1",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.glue:GlueJobOperator._set_job_run_id",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.on_job_known",),
+        why="Pushes the glue_job_run_id XCom and persists the run's extra link, once per run id: we "
+            "reset the private _job_run_id it guards on so it runs again on this try.",
+        sha256="3af7324103f2c1446f6dd87c63c66cd98ab1e581994bb2a11f4416703c0fc71c",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+        covers=(f"{_AWS}.operators.glue.GlueJobOperator._job_run_id",),
+    ),
+    Pin(
+        target=f"{_AWS}.operators.glue:GlueJobOperator.poll_until_complete",
+        kind=REUSED,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.wait_for_job",),
+        why="Called unbound as our synchronous wait (verbose logs, GlueJobRunStoppedError); it must "
+            "keep only waiting, never submitting or touching task_state_store.",
+        sha256="6640ab562b377d80b074d5539df301db3218cc1637d61b655ed931783e2cc08e",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    # ------------------------------------------------------------------ EMR Serverless
+    Pin(
+        target=f"{_AWS}.operators.emr:EmrServerlessStartJobOperator.execute",
+        kind=COPIED,
+        used_by=(
+            f"{_OPS_AWS}:EmrServerlessStartJobOperator._start_application",
+            f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",
+            f"{_OPS_AWS}:EmrServerlessStartJobOperator.on_job_known",
+            f"{_OPS_AWS}:EmrServerlessStartJobOperator.max_polls",
+            f"{_OPS_AWS}:EmrServerlessStartJobOperator.on_poll_limit",
+        ),
+        why="execute cannot be called without starting a job run, so its application start (and "
+            "deferral), its StartJobRun arguments (name, OpenLineage, configurationOverrides) and its "
+            "cancel-at-max-attempts are copied.",
+        sha256="c5c6e39ba262da4b518ae7999de1a834784ebdd448c99f8451b2c8f0597c4620",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.emr:inject_parent_job_information_into_emr_serverless_properties",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",),
+        why="Undocumented name (re-exported by the operator module from common.compat): OpenLineage "
+            "parent-job injection, exactly as the official execute applies it.",
+        sha256="7b0e1075e0cf8555c4832b485f6101265cb1d1facc54e5a9876e0545e34cceaa",
+        pinned="apache-airflow-providers-common-compat==1.23.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.emr:inject_transport_information_into_emr_serverless_properties",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",),
+        why="Undocumented name (re-exported by the operator module from common.compat): OpenLineage "
+            "transport injection, exactly as the official execute applies it.",
+        sha256="c4dc93fc49c590460dc7a2ec6f251b2b7f1e1529e42b2d16d421ddb943138a8e",
+        pinned="apache-airflow-providers-common-compat==1.23.0",
+    ),
+    # ------------------------------------------------------------------ Athena
+    Pin(
+        target=f"{_AWS}.operators.athena:AthenaOperator.execute",
+        kind=COPIED,
+        used_by=(
+            f"{_OPS_AWS}:AthenaOperator._query_request", f"{_OPS_AWS}:AthenaOperator.on_job_known",
+            f"{_OPS_AWS}:AthenaOperator.failure_error", f"{_OPS_AWS}:AthenaOperator.on_poll_limit",
+        ),
+        why="execute cannot be called without starting a query, so its request (database, catalog and "
+            "output location written into the operator's dicts), its results link and its two failure "
+            "messages (failed query; max polling attempts) are copied.",
+        sha256="6f41e95dc720538a70196010623374c0e58468a89687baf6d4f159717497bb50",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.athena:AthenaHook.run_query",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:AthenaOperator.prepare_request", f"{_OPS_AWS}:AthenaOperator.on_job_known"),
+        why="Our client sends StartQueryExecution itself (with the key as ClientRequestToken), so the "
+            "hook's log_query line, its query-execution-id line and its send_sql_hook_lineage call are copied.",
+        sha256="948165ad8938e5b125fefd9e0d77f53896169889aa428f99304ef315a0e5c745",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.athena:AthenaHook.poll_query_status",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:AthenaOperator.on_poll", f"{_OPS_AWS}:AthenaOperator.max_polls"),
+        why="Our poll loop replaces it: its per-poll log line and its max_polling_attempts contract are copied.",
+        sha256="c5137ab082f716d1469f508edd739ae7713e043e45ab80744c7ffd1a0205f1b9",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    # ------------------------------------------------------------------ Airflow core
+    Pin(
+        target="airflow.sdk.bases.operator:BaseOperatorMeta._apply_defaults",
+        kind=PRIVATE,
+        used_by=("durable_jobs.shims.operator:apply_defaults", "durable_jobs.operators.base:DurableJobMixin.__init__"),
+        why="The wrapper Airflow puts on every operator __init__ (default_args, argument checks); the "
+            "mixin's own __init__ needs it so default_args={'durable': False} reaches it.",
+        sha256="f9581861fd247c4f5f8e26d0c95487edc31e45b748d0d9d5f50090d3db0d111a",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target="airflow.sdk.execution_time.comms:CommsDecoder.send",
+        kind=PRIVATE,
+        used_by=("durable_jobs.cancel:_comms_busy",),
+        why="on_kill tells an interrupted supervisor call by task_runner.SUPERVISOR_COMMS._thread_lock "
+            "being held; send() is what holds it for the length of one call.",
+        sha256="45d1110d3580af021295da57c960e8d6c7cbc7955ff04d3da4fdfe23bf8efa50",
+        pinned="apache-airflow-task-sdk==1.3.2",
+        covers=("airflow.sdk.execution_time.task_runner.SUPERVISOR_COMMS._thread_lock",),
+    ),
+)
+
+
+# ============================================================================ command line
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.upstream_pins", description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--check", action="store_true", help="report drift and unpinned private uses (exit 1)")
+    group.add_argument("--update", action="store_true", help="rewrite the hashes from the installed sources")
+    group.add_argument("--list", action="store_true", help="print the pins")
+    args = parser.parse_args(argv)
+    if args.list:
+        for pin in PINS:
+            print(f"{pin.target}  [{pin.kind}]  {pin.pinned}\n    used by {', '.join(pin.used_by)}\n    {pin.why}")
+        return 0
+    if args.update:
+        changed = update(PINS, Path(__file__))
+        print("\n".join(f"updated {t}" for t in changed) or "every pin already matches the installed sources")
+        return 0
+    status = 0
+    for drift in check(PINS):
+        print(drift.message(), end="\n\n")
+        status = 1
+    for name, places in sorted(unpinned(private_uses(), PINS).items()):
+        print(f"{name} is used by {', '.join(places)} but no pin in tools/upstream_pins.py covers it.\n")
+        status = 1
+    if status == 0:
+        print(f"{len(PINS)} pins match the installed sources; every private upstream name we use is pinned")
+    return status
+
+
+__all__ = ["COPIED", "KINDS", "PINS", "PRIVATE", "REUSED", "Pin", "main"]
+
+if __name__ == "__main__":
+    sys.exit(main())
