@@ -15,14 +15,19 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from airflow import settings
 from airflow.models.dagrun import DagRun, get_or_create_dagrun
 from airflow.models.taskinstance import TaskInstance, clear_task_instances
-from airflow.sdk import DagRunState, timezone
+from airflow.sdk import timezone
 from airflow.sdk.definitions.dag import _run_task
-from airflow.utils.state import TaskInstanceState
+from airflow.utils.state import DagRunState, TaskInstanceState
 from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 FINISHED = frozenset(
     {TaskInstanceState.SUCCESS, TaskInstanceState.FAILED, TaskInstanceState.SKIPPED,
@@ -30,14 +35,23 @@ FINISHED = frozenset(
 )
 
 
-def load_module(name: str, folder: Path):
+def load_module(name: str, folder: Path) -> ModuleType:
     """Import a DAG file by path under a unique module name (each call builds fresh DAG objects)."""
     path = folder / f"{name}.py"
     module_name = f"_dj_dags_{name}_{len(sys.modules)}"
     spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load DAG file {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _session() -> Session:
+    """A session of Airflow's ORM (configured when ``airflow`` is imported with a metadata DB)."""
+    if settings.Session is None:
+        raise RuntimeError("Airflow's ORM is not configured (airflow.settings.Session is None)")
+    return settings.Session()
 
 
 @dataclass
@@ -48,7 +62,7 @@ class TaskResult:
 
 
 def task_result(dr: DagRun, task_id: str, map_index: int = -1) -> TaskResult:
-    with settings.Session() as session:
+    with _session() as session:
         ti = session.query(TaskInstance).filter_by(
             dag_id=dr.dag_id, run_id=dr.run_id, task_id=task_id, map_index=map_index
         ).one()
@@ -61,7 +75,7 @@ def start(dag) -> DagRun:
     from airflow.dag_processing.dagbag import BundleDagBag, sync_bag_to_db
     from airflow.serialization.serialized_objects import DagSerialization
 
-    session = settings.Session()
+    session = _session()
     manager = DagBundlesManager()
     manager.sync_bundles_to_db(session=session)
     session.commit()
@@ -90,7 +104,7 @@ def drive(dag, dr: DagRun, *, max_tries: int | None = None, stall_seconds: float
     """
     from airflow.serialization.serialized_objects import DagSerialization
 
-    session = settings.Session()
+    session = _session()
     dr = session.query(DagRun).filter_by(dag_id=dr.dag_id, run_id=dr.run_id).one()  # the DB's view, not ours
     dr.dag = DagSerialization.deserialize_dag(DagSerialization.serialize_dag(dag))
     ran = 0
@@ -142,7 +156,7 @@ def _reload(session, dag_id: str, run_id: str) -> DagRun:
 
 def clear(dr: DagRun, task_ids: list[str]) -> None:
     """A user's clear of ``task_ids`` in this run, through Airflow's ``clear_task_instances``."""
-    session = settings.Session()
+    session = _session()
     tis = session.query(TaskInstance).filter(
         TaskInstance.dag_id == dr.dag_id, TaskInstance.run_id == dr.run_id, TaskInstance.task_id.in_(task_ids)
     ).all()

@@ -39,7 +39,7 @@ class DatabricksEmulator:
         self._server: ServerThread | None = None
         self._control: dict[tuple[str, str], Callable[[dict[str, Any]], Any]] = {
             ("GET", "ledger"): lambda body: self.ledger(),
-            ("POST", "reset"): lambda body: self.reset() or {"reset": True},
+            ("POST", "reset"): self._post_reset,
             ("GET", "config"): lambda body: self.configure(),
             ("POST", "config"): lambda body: self.configure(**body),
             ("GET", "faults"): lambda body: {"faults": self.app.faults.describe()},
@@ -117,6 +117,10 @@ class DatabricksEmulator:
 
     def reset(self) -> None:
         self.app.reset()
+
+    def _post_reset(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.reset()
+        return {"reset": True}
 
     def configure(self, **changes: Any) -> dict[str, Any]:
         """Change config keys (see DEFAULT_CONFIG); returns the whole config. Unknown keys: 400."""

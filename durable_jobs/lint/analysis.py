@@ -35,9 +35,6 @@ class Module:
             self._reach[id(root)] = self.index.reachable(root.func, others)
         return self._reach[id(root)]
 
-    def roots_of(self, func: Func) -> list[TaskRoot]:
-        return [r for r in self.roots if func in self.reach(r)]
-
     @cached_property
     def task_funcs(self) -> list[Func]:
         """Every function that runs as (part of) a task."""

@@ -6,12 +6,12 @@ awareness (no crash-safety promises below Airflow 3.3) is applied uniformly.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 
 from durable_jobs.lint import snippets
 from durable_jobs.lint.analysis import Module
 from durable_jobs.lint.catalog import RULES
+from durable_jobs.lint.exprs import Located
 from durable_jobs.lint.model import Finding
 
 PRE33_SUFFIX = " The recommended primitive needs Airflow 3.3+ (AIP-103)."
@@ -26,7 +26,7 @@ class FileContext:
     baseline: Module | None = None    # previous version of this file (--baseline)
     findings: list[Finding] = field(default_factory=list)
 
-    def report(self, rule_id: str, at: ast.AST | int | tuple[int, int], message: str) -> None:
+    def report(self, rule_id: str, at: Located | int | tuple[int, int], message: str) -> None:
         """Record a finding at a node, a line, or a (line, column) pair."""
         rule = RULES[rule_id]
         if isinstance(at, int):

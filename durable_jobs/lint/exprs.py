@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+#: The AST nodes that carry a source position (``lineno``/``col_offset``): what a finding points at.
+Located = ast.expr | ast.stmt | ast.arg | ast.keyword | ast.excepthandler | ast.alias
+
 
 def kwargs(call: ast.Call) -> dict[str, ast.expr]:
     return {kw.arg: kw.value for kw in call.keywords if kw.arg}
@@ -78,10 +81,6 @@ def strings_in(node: ast.AST) -> Iterator[str]:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value
-
-
-def names_in(node: ast.AST) -> set[str]:
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
 
 
 def method_name(call: ast.AST) -> str | None:

@@ -89,7 +89,6 @@ class FunctionIndex:
         self.funcs: list[Func] = []
         self.classes: dict[str, ast.ClassDef] = {}
         self._collect(tree, None, None)
-        self.by_node: dict[int, Func] = {id(f.node): f for f in self.funcs}
         self.by_name: dict[str, list[Func]] = {}
         for func in self.funcs:
             self.by_name.setdefault(func.name, []).append(func)
@@ -107,9 +106,6 @@ class FunctionIndex:
                 self._collect(child, child, parent)
             else:
                 self._collect(child, cls, parent)
-
-    def of(self, node: ast.AST) -> Func | None:
-        return self.by_node.get(id(node))
 
     def methods(self, cls: ast.ClassDef) -> dict[str, Func]:
         return {f.name: f for f in self.funcs if f.cls is cls}

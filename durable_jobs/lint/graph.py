@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from durable_jobs.lint.exprs import kwargs, str_value, strings_in
+from durable_jobs.lint.exprs import Located, kwargs, str_value, strings_in
 from durable_jobs.lint.functions import Func
 from durable_jobs.lint.imports import ImportMap, last
 from durable_jobs.lint.tasks import TaskRoot, is_dag_decorator, operator_class
@@ -26,7 +26,7 @@ _GROUP_DECORATOR_RE = re.compile(r"^(?:airflow(?:\.\w+)*\.)?task_group$")
 class TaskNode:
     id: int
     task_id: str | None
-    anchor: ast.AST                 # operator call, or the TaskFlow function definition
+    anchor: Located                 # operator call, or the TaskFlow function definition
     call: ast.Call                  # where the task is created
     cls: str | None                 # operator class; None for TaskFlow
     root: TaskRoot | None           # the task's Python code, if it has any in this file
@@ -57,10 +57,6 @@ class DagGraph:
         self._resolve_xcom_refs(reach)
 
     # -- public queries -------------------------------------------------------------------
-    @property
-    def edges(self) -> list[Edge]:
-        return list(self._edges.values())
-
     def node(self, node_id: int) -> TaskNode:
         return self.nodes[node_id]
 
@@ -143,7 +139,7 @@ class DagGraph:
             return self._memo[id(expr)]
         return []
 
-    def _connect(self, ups: list[TaskNode], downs: list[TaskNode], at: ast.AST) -> None:
+    def _connect(self, ups: list[TaskNode], downs: list[TaskNode], at: Located) -> None:
         for up in ups:
             for down in downs:
                 if up is not down and (up.id, down.id) not in self._edges:

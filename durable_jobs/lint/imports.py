@@ -56,9 +56,6 @@ class ImportMap:
         parts.append(self.names.get(node.id, node.id))
         return ".".join(reversed(parts))
 
-    def is_imported(self, name: str) -> bool:
-        return name in self.names
-
     def touches_vendor(self) -> bool:
         """True when the file imports a job system's hook, SDK or client library."""
         return any(path.startswith(VENDOR_PREFIXES) for path in self.names.values())

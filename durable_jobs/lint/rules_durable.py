@@ -38,7 +38,7 @@ def check(ctx: FileContext) -> None:
             retries = kw.get("retries", defaults.get("retries"))
             durable_off = is_false(kw.get("durable", defaults.get("durable")))
             if int_value(retries) == 0 and not durable_off:
-                ctx.report("DJ091", retries if "retries" in kw else call, (
+                ctx.report("DJ091", kw["retries"] if "retries" in kw else call, (
                     f"{last(cls)} {where} has retries=0: crash recovery reconnects on a retry, "
                     "so there is nothing to reconnect to; set retries >= 1"))
         if not ctx.is_test and is_false(kw.get("durable")):
@@ -46,6 +46,6 @@ def check(ctx: FileContext) -> None:
     if not ctx.is_test:
         for dag in mod.dags.dags:
             value = dag.default_args.get("durable")
-            if is_false(value):
+            if value is not None and is_false(value):
                 ctx.report("DJ092", value, _durable_message("every task of the DAG (default_args)",
                                                             ctx.modern))

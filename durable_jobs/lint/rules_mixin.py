@@ -23,10 +23,14 @@ def key_node(mod: Module, cls: ast.ClassDef) -> ast.expr | None:
     """The expression assigned to ``external_id_key`` in the class or its in-file ancestors."""
     for klass in (cls, *mod.index.in_file_ancestors(cls)):
         for stmt in klass.body:
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else (
-                [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else [])
+            if isinstance(stmt, ast.Assign):
+                targets, value = stmt.targets, stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                targets, value = [stmt.target], stmt.value
+            else:
+                continue
             if any(isinstance(t, ast.Name) and t.id == "external_id_key" for t in targets):
-                return stmt.value  # type: ignore[union-attr]
+                return value
         for func in mod.index.methods(klass).values():
             for node in func.own_nodes():
                 if isinstance(node, ast.Assign) and any(
@@ -152,7 +156,7 @@ def _check_submit_job(ctx: FileContext, cls: ast.ClassDef) -> None:
             ctx.report("DJ102", node, (
                 f"{cls.name}.submit_job() returns None here: crash safety is silently off and "
                 "every retry resubmits"))
-        elif method_name(node.value) == "get" and len(node.value.args) == 1:  # type: ignore[union-attr]
+        elif isinstance(node.value, ast.Call) and method_name(node.value) == "get" and len(node.value.args) == 1:
             ctx.report("DJ102", node, (
                 f"{cls.name}.submit_job() returns {ast.unparse(node.value)}, which is None when "
                 "the key is missing: crash safety would silently switch off"))

@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from durable_jobs.lint.exprs import dict_literal, kwargs, str_value
+from durable_jobs.lint.exprs import Located, dict_literal, kwargs, str_value
 from durable_jobs.lint.functions import Func, FunctionIndex
 from durable_jobs.lint.imports import ImportMap, last
 
@@ -36,7 +36,7 @@ class TaskRoot:
     kind: str                      # "taskflow" | "callable" | "method"
     task_id: str | None
     config: dict[str, ast.expr]    # decorator / operator keyword arguments
-    anchor: ast.AST                # where task-level findings point
+    anchor: Located                # where task-level findings point
     sensor: bool = False
     mapped: bool = False
     dag: DagInfo | None = None
@@ -159,12 +159,12 @@ def find_roots(tree: ast.Module, imports: ImportMap, index: FunctionIndex,
         target = kwargs(call).get("python_callable")
         if not isinstance(target, ast.Name):
             continue
-        func = index.resolve_name(target.id, None) or next(iter(index.by_name.get(target.id, [])), None)
-        if func is None:
+        callee = index.resolve_name(target.id, None) or next(iter(index.by_name.get(target.id, [])), None)
+        if callee is None:
             continue
         config = kwargs(call)
         roots.append(TaskRoot(
-            func, "callable", str_value(config.get("task_id")), config, call,
+            callee, "callable", str_value(config.get("task_id")), config, call,
             sensor=last(operator_class(call, imports)).endswith("Sensor"),
             dag=dags.owner(call), operator=call,
         ))

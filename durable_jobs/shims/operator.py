@@ -14,4 +14,8 @@ try:
 except ImportError:  # Airflow 2.x
     from airflow.models.baseoperator import BaseOperatorMeta  # type: ignore[no-redef]
 
-apply_defaults: Callable[[Callable[..., Any]], Callable[..., Any]] = BaseOperatorMeta._apply_defaults
+# Airflow types it ``(func: T) -> T`` with T bound to ``types.FunctionType``, which mypy does not
+# take a decorated method for; at run time it wraps any ``__init__`` that takes keyword arguments.
+apply_defaults: Callable[[Callable[..., Any]], Callable[..., Any]] = (
+    BaseOperatorMeta._apply_defaults  # type: ignore[assignment]
+)

@@ -42,7 +42,7 @@ def has_asset_state_store() -> bool:
 def has_sdk_resumable_job_mixin() -> bool:
     """True when ``airflow.sdk`` exports its own ``ResumableJobMixin`` (AIP-103, Airflow 3.3+)."""
     try:
-        from airflow.sdk import ResumableJobMixin  # type: ignore[attr-defined]  # noqa: F401
+        from airflow.sdk import ResumableJobMixin  # noqa: F401
     except ImportError:
         return False
     return True
