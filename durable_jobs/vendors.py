@@ -204,6 +204,17 @@ FAMILIES: tuple[Family, ...] = (
                              f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag"),
                 ),
             ),
+            Service(
+                key="athena", name="Amazon Athena", tags=("aws",), unit="query",
+                doc_url="https://docs.aws.amazon.com/athena/latest/APIReference/API_StartQueryExecution.html",
+                client="durable_jobs.hooks.aws_athena.AthenaJobClient",
+                batch_status="BatchGetQueryExecution, 50 ids a call",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("AthenaOperator", "durable_jobs.operators.aws", f"{_AWS}.athena.AthenaOperator",
+                             "`ClientRequestToken` (no lookup by token: a same-token resend)", crash="athena"),
+                ),
+            ),
         ),
         submit_methods=frozenset({
             "start_job_run", "initialize_job",               # Glue, EMR Serverless / EMR on EKS

@@ -28,14 +28,17 @@ EXAMPLE_TASKS = {
     "glue": ("aws_glue", "nightly_glue", {"waiter_delay": 0.2, "job_poll_interval": 0.2,
                                           "retry_delay": timedelta(0)}),
     "emr-serverless": ("aws_emr_serverless", "nightly_spark", {"waiter_delay": 1, "retry_delay": timedelta(0)}),
+    "athena": ("aws_athena", "nightly_report", {"sleep_time": 0.2, "retry_delay": timedelta(0)}),
 }
 SCENARIOS = {
     "happy": "the job runs to success on the deferrable path",
     "lost_reply": "the job is created but the reply to the submit call is lost (HTTP 500)",
     "poll_failure": "polling fails while the job runs (expired token); Airflow retries the task",
 }
-SUBMIT_OP = {"batch": "batch:SubmitJob", "glue": "glue:StartJobRun", "emr-serverless": "emr-serverless:StartJobRun"}
-POLL_OP = {"batch": "batch:DescribeJobs", "glue": "glue:GetJobRun", "emr-serverless": "emr-serverless:GetJobRun"}
+SUBMIT_OP = {"batch": "batch:SubmitJob", "glue": "glue:StartJobRun", "emr-serverless": "emr-serverless:StartJobRun",
+             "athena": "athena:StartQueryExecution"}
+POLL_OP = {"batch": "batch:DescribeJobs", "glue": "glue:GetJobRun", "emr-serverless": "emr-serverless:GetJobRun",
+           "athena": "athena:GetQueryExecution"}
 
 
 def _moto_available() -> bool:
@@ -58,7 +61,8 @@ def _arm(env, service: str, scenario: str) -> threading.Timer | None:
     elif scenario == "poll_failure":
         env.moto.hold()
         skip = 2 if service == "batch" else 1  # Batch also describes the job for its links before polling
-        env.proxy.fault(POLL_OP[service], status=400, code="ExpiredTokenException", skip=skip, count=5)
+        # An expired session token is an auth fault: the try fails at once and the retry reconnects.
+        env.proxy.fault(POLL_OP[service], status=400, code="ExpiredTokenException", skip=skip, count=1)
         timer = threading.Timer(4.0, env.moto.progress)
         timer.start()
         return timer
@@ -140,7 +144,7 @@ def render(rows: list[dict]) -> str:
 def section() -> list[dict]:
     """The AWS section of ``durable-jobs demo``: prints its table, returns the rows where ours missed."""
     print()
-    print("AWS Batch, Glue and EMR Serverless on moto (127.0.0.1) behind our fault proxy:")
+    print("AWS Batch, Glue, EMR Serverless and Athena on moto (127.0.0.1) behind our fault proxy:")
     rows = run_aws_demo()
     if rows:
         print()

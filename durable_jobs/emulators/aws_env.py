@@ -1,5 +1,5 @@
-"""One AWS test environment: moto (with the gap rules) behind our fault proxy, with Batch, Glue and EMR
-Serverless resources ready, and the Airflow connection ``aws_default`` pointing at the proxy.
+"""One AWS test environment: moto (with the gap rules) behind our fault proxy, with Batch, Glue, EMR
+Serverless and Athena resources ready, and the Airflow connection ``aws_default`` pointing at the proxy.
 
 Used by the tests, the example DAGs' runs and ``durable-jobs demo``. Both servers listen on
 127.0.0.1 and are stopped by ``stop()`` (no process is left behind: they are threads of this one).
@@ -20,6 +20,9 @@ JOB_QUEUE = "durable-queue"
 JOB_DEFINITION = "durable-job-def"
 ROLE_NAME = "durable-jobs-role"
 ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/{ROLE_NAME}"
+#: An Athena workgroup whose configuration names the query result location (so a query needs none).
+ATHENA_WORKGROUP = "durable-athena"
+ATHENA_OUTPUT = "s3://durable-athena-results/queries/"
 CONN_ENV = "AIRFLOW_CONN_AWS_DEFAULT"
 #: Small consistency window for tests and the demo (production default: 15 s).
 CONSISTENCY_ENV = "AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS"
@@ -104,6 +107,10 @@ class AwsTestEnv:
                 jobDefinitionName=name, type="container",
                 containerProperties={"image": "busybox", "vcpus": 1, "memory": 128, "command": command},
             )
+        self.client("s3", direct=True).create_bucket(Bucket=ATHENA_OUTPUT.split("/")[2])
+        self.client("athena", direct=True).create_work_group(
+            Name=ATHENA_WORKGROUP, Configuration={"ResultConfiguration": {"OutputLocation": ATHENA_OUTPUT}},
+        )
         emr = self.client("emr-serverless", direct=True)
         self.application_id = emr.create_application(
             name="durable-app", releaseLabel="emr-7.0.0", type="SPARK"
@@ -125,3 +132,10 @@ class AwsTestEnv:
     def emr_runs(self) -> list[dict[str, Any]]:
         emr = self.client("emr-serverless", direct=True)
         return emr.list_job_runs(applicationId=self.application_id)["jobRuns"]
+
+    def athena_queries(self, containing: str = "") -> list[dict[str, Any]]:
+        """Every query moto holds whose text contains ``containing`` (straight to moto), oldest first."""
+        athena = self.client("athena", direct=True)
+        ids = athena.list_query_executions()["QueryExecutionIds"]
+        queries = [athena.get_query_execution(QueryExecutionId=i)["QueryExecution"] for i in ids]
+        return sorted((q for q in queries if containing in q["Query"]), key=lambda q: q["Status"]["SubmissionDateTime"])

@@ -8,8 +8,8 @@ skipping the rule. Every addition is listed in ``MOTO_GAPS`` — tests cite the 
 Job life cycles run on moto's own state manager (``moto.moto_api.state_manager``), so a test can
 keep a job RUNNING (``hold``), let it progress every ``step`` seconds (``progress``), or finish it
 (``finish``). Outcome markers: a Batch job whose command is ``["false"]``, a Glue job whose script
-location contains ``fail``, and an EMR Serverless run whose ``entryPoint`` contains ``fail`` end
-FAILED; everything else ends in success.
+location contains ``fail``, an EMR Serverless run whose ``entryPoint`` contains ``fail`` and an Athena
+query whose text contains ``fail`` end FAILED; everything else ends in success.
 
 Nothing here imports Airflow.
 """
@@ -20,7 +20,10 @@ import json
 import threading
 import urllib.request
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moto.server import ThreadedMotoServer
 
 MOTO_GAPS: dict[str, str] = {
     "batch-instant-success": (
@@ -46,6 +49,36 @@ MOTO_GAPS: dict[str, str] = {
         "moto truncates a job run's createdAt to midnight and compares ListJobRuns' createdAtAfter/Before "
         "strings with datetimes (HTTP 500); ours keeps the real time and parses the filters."
     ),
+    "athena-client-request-token": (
+        "moto ignores StartQueryExecution's ClientRequestToken (every call makes a new query). AWS: 'If another "
+        "StartQueryExecution request is received, the same response is returned and another query is not "
+        "created. An error is returned if a parameter, such as QueryString, has changed.' Ours returns the query "
+        "already started under the token, and for a token resent with any other parameter changed answers "
+        "InvalidRequestException 'Idempotent parameters do not match' (the reference names no error code; that "
+        "text is what users report from AWS, DyfanJones/noctua#104). How long AWS remembers a token is not "
+        "documented; ours remembers it until moto is reset."
+    ),
+    "athena-life-cycle": (
+        "moto's queries run QUEUED -> RUNNING -> SUCCEEDED on the state manager (model 'athena::execution') but "
+        "never fail; ours end FAILED, with a StateChangeReason, when the query text contains 'fail'."
+    ),
+    "athena-stop-query-execution": (
+        "moto's StopQueryExecution marks any query CANCELLED, finished or not; ours cancels QUEUED/RUNNING "
+        "queries only (AWS: CANCELLED 'indicates that a user input interrupted query execution'; the reference "
+        "does not say what stopping a finished query does, so ours leaves its state alone)."
+    ),
+    "athena-unknown-id": (
+        "moto answers GetQueryExecution and StopQueryExecution for an unknown id with HTTP 500 (a KeyError); "
+        "ours answers 400 InvalidRequestException 'QueryExecution <id> was not found', moto's own wording in "
+        "GetQueryRuntimeStatistics. The reference lists InvalidRequestException for both operations but does "
+        "not say which error an unknown id gets."
+    ),
+    "athena-batch-get-query-execution": (
+        "moto has no BatchGetQueryExecution. Ours describes each id as GetQueryExecution does, up to 50 "
+        "('Maximum number of 50 items'; more: InvalidRequestException, the reference names no code), and lists "
+        "unknown ids under UnprocessedQueryExecutionIds (ErrorCode InvalidRequestException: the reference does "
+        "not say which code AWS uses there)."
+    ),
     "duplicate-names": (
         "AWS itself accepts duplicate Batch job names and any number of Glue runs with the same arguments; "
         "so does moto. Not a gap: it is why find(key) must confirm by tag/argument."
@@ -55,7 +88,11 @@ MOTO_GAPS: dict[str, str] = {
 BATCH_MODEL = "batch::job"
 GLUE_MODEL = "glue::job_run"
 EMR_MODEL = "emr-serverless::job_run"
-MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL)
+ATHENA_MODEL = "athena::execution"
+MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL, ATHENA_MODEL)
+#: An Athena query whose text contains this ends FAILED (``athena-life-cycle``).
+ATHENA_FAIL_MARKER = "fail"
+ATHENA_BATCH_LIMIT = 50
 
 _patch_lock = threading.Lock()
 _patches: list[tuple[Any, str, Any]] = []
@@ -77,6 +114,7 @@ def install_gap_rules() -> None:
         _install_batch()
         _install_glue()
         _install_emr_serverless()
+        _install_athena()
 
 
 def uninstall_gap_rules() -> None:
@@ -169,7 +207,7 @@ def _install_emr_serverless() -> None:
     def _get_state(self) -> str | None:
         if "_transitions" not in self.__dict__:
             return self.__dict__.get("_plain_state")
-        return ManagedState.status.fget(self)
+        return vars(ManagedState)["status"].fget(self)  # the property itself (moto's getter)
 
     def _set_state(self, value: str) -> None:
         if "_transitions" in self.__dict__:
@@ -202,6 +240,86 @@ def _install_emr_serverless() -> None:
     _patch(EMRServerlessBackend, "start_job_run", start_job_run)
 
 
+def _install_athena() -> None:
+    from moto.athena.models import AthenaBackend, Execution
+    from moto.athena.responses import AthenaResponse
+
+    original_init = Execution.__init__
+
+    def __init__(self: Execution, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        if ATHENA_FAIL_MARKER in str(self.query).lower():
+            self._transitions = [("QUEUED", "RUNNING"), ("RUNNING", "FAILED")]
+            self.__dict__["_dj_reason"] = "GENERIC_USER_ERROR: the query failed (the emulator's 'fail' marker)"
+
+    original_start = AthenaResponse.start_query_execution
+
+    def start_query_execution(self: AthenaResponse) -> Any:
+        token = self._get_param("ClientRequestToken")
+        params = {k: v for k, v in json.loads(self.body or "{}").items() if k != "ClientRequestToken"}
+        seen: dict[str, tuple[str, dict[str, Any]]] = self.athena_backend.__dict__.setdefault("_dj_tokens", {})
+        if token and token in seen:
+            exec_id, first = seen[token]
+            if first != params:
+                return self.error("Idempotent parameters do not match", 400)
+            return json.dumps({"QueryExecutionId": exec_id})
+        answer = original_start(self)
+        if token and not isinstance(answer, tuple):
+            seen[token] = (json.loads(answer)["QueryExecutionId"], params)
+        return answer
+
+    original_get = AthenaResponse.get_query_execution
+
+    def get_query_execution(self: AthenaResponse) -> Any:
+        exec_id = self._get_param("QueryExecutionId")
+        execution = self.athena_backend.executions.get(exec_id)
+        if execution is None:
+            return self.error(f"QueryExecution {exec_id} was not found", 400)
+        body = json.loads(original_get(self))
+        status = body["QueryExecution"]["Status"]
+        if status["State"] == "FAILED" and "_dj_reason" in execution.__dict__:
+            status["StateChangeReason"] = execution.__dict__["_dj_reason"]
+        return json.dumps(body)
+
+    def batch_get_query_execution(self: AthenaResponse) -> Any:
+        ids = self._get_param("QueryExecutionIds") or []
+        if len(ids) > ATHENA_BATCH_LIMIT:
+            return self.error(f"QueryExecutionIds has {len(ids)} items; the maximum is {ATHENA_BATCH_LIMIT}", 400)
+        found, unprocessed, body = [], [], self.body
+        try:
+            for exec_id in ids:
+                self.body = json.dumps({"QueryExecutionId": exec_id})
+                answer = get_query_execution(self)
+                if isinstance(answer, tuple):
+                    unprocessed.append({"QueryExecutionId": exec_id, "ErrorCode": "InvalidRequestException",
+                                        "ErrorMessage": f"QueryExecution {exec_id} was not found"})
+                else:
+                    found.append(json.loads(answer)["QueryExecution"])
+        finally:
+            self.body = body
+        return json.dumps({"QueryExecutions": found, "UnprocessedQueryExecutionIds": unprocessed})
+
+    original_stop = AthenaResponse.stop_query_execution
+
+    def stop_query_execution(self: AthenaResponse) -> Any:
+        exec_id = self._get_param("QueryExecutionId")
+        if exec_id not in self.athena_backend.executions:
+            return self.error(f"QueryExecution {exec_id} was not found", 400)
+        return original_stop(self)
+
+    def backend_stop(self: AthenaBackend, exec_id: str) -> None:
+        execution = self.executions[exec_id]
+        if execution.status in ("QUEUED", "RUNNING"):
+            execution.status = "CANCELLED"
+
+    _patch(Execution, "__init__", __init__)
+    _patch(AthenaResponse, "start_query_execution", start_query_execution)
+    _patch(AthenaResponse, "get_query_execution", get_query_execution)
+    _patch(AthenaResponse, "batch_get_query_execution", batch_get_query_execution)
+    _patch(AthenaResponse, "stop_query_execution", stop_query_execution)
+    _patch(AthenaBackend, "stop_query_execution", backend_stop)
+
+
 def _as_datetime(value: Any) -> datetime | None:
     if value in (None, ""):
         return None
@@ -220,10 +338,12 @@ class MotoAws:
         self.host = host
         self.port = port
         self.step_seconds = step_seconds
-        self._server = None
+        self._server: ThreadedMotoServer | None = None
 
     @property
     def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("moto is not running: call start() first")
         host, port = self._server.get_host_and_port()
         return f"http://{host}:{port}"
 
@@ -231,8 +351,8 @@ class MotoAws:
         from moto.server import ThreadedMotoServer
 
         install_gap_rules()
-        self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
-        self._server.start()
+        server = self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)
+        server.start()
         self._post("/moto-api/config", {"batch": {"use_docker": False}})
         self.progress(step_seconds=self.step_seconds)
         return self

@@ -3,7 +3,7 @@
 The real clients (boto3/botocore, aiobotocore through the official hooks) talk to the proxy as
 their ``endpoint_url``; the proxy names each request's operation (``batch:SubmitJob``,
 ``glue:StartJobRun``, ``emr-serverless:GetJobRun``, ...) from the SigV4 credential scope and the
-path or ``X-Amz-Target``, and forwards it, unless a rule says otherwise:
+path or ``X-Amz-Target`` (``athena:StartQueryExecution``), and forwards it, unless a rule says otherwise:
 
 * ``fault(op, mode="error")`` — answer an AWS-shaped error *instead of* forwarding (throttling:
   ``status=429, code="TooManyRequestsException"`` / ``"ThrottlingException"``);
@@ -16,7 +16,8 @@ path or ``X-Amz-Target``, and forwards it, unless a rule says otherwise:
 * ``hold(op)`` — park the next matching request after forwarding until ``release()`` (for crash
   tests that kill a worker inside the submit→persist window).
 
-``ledger`` records every job a submit operation created upstream (operation, id, time).
+``ledger`` records every job a submit operation created upstream (operation, id, time, and the
+idempotency token the request carried: Athena ``ClientRequestToken``, EMR Serverless ``clientToken``).
 Listens on 127.0.0.1 only; ``stop()`` shuts it down. Nothing here imports Airflow.
 """
 
@@ -32,14 +33,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-SUBMIT_OPS = {"batch:SubmitJob": "jobId", "glue:StartJobRun": "JobRunId", "emr-serverless:StartJobRun": "jobRunId"}
+SUBMIT_OPS = {"batch:SubmitJob": "jobId", "glue:StartJobRun": "JobRunId", "emr-serverless:StartJobRun": "jobRunId",
+              "athena:StartQueryExecution": "QueryExecutionId"}
 #: list operation → (list field, id field inside each entry)
 LIST_OPS = {
     "batch:ListJobs": ("jobSummaryList", "jobId"),
     "glue:GetJobRuns": ("JobRuns", "Id"),
     "emr-serverless:ListJobRuns": ("jobRuns", "id"),
 }
-JSON_11_SERVICES = {"glue"}
+JSON_11_SERVICES = {"glue", "athena"}
 _SCOPE = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/aws4_request")
 _EMR_ROUTES = [
     ("POST", re.compile(r"^/applications/[^/]+/jobruns/?$"), "StartJobRun"),
@@ -136,7 +138,7 @@ class AwsFaultProxy:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}"
 
     def start(self) -> AwsFaultProxy:
         self._thread.start()
@@ -171,6 +173,9 @@ class AwsFaultProxy:
         service = op.split(":")[0]
         if service == "glue":
             return self.fault(op, status=400, code="ThrottlingException", message="Rate exceeded",
+                              count=count, skip=skip)
+        if service == "athena":  # "TooManyRequestsException: Indicates that the request was throttled." (a 4xx)
+            return self.fault(op, status=400, code="TooManyRequestsException", message="Rate exceeded",
                               count=count, skip=skip)
         code = "TooManyRequestsException" if service == "batch" else "ThrottlingException"
         return self.fault(op, status=429, code=code, message="Too Many Requests", count=count, skip=skip)
@@ -232,7 +237,7 @@ class AwsFaultProxy:
                     return hold
         return None
 
-    def _record(self, op: str, status: int, body: bytes) -> bytes:
+    def _record(self, op: str, status: int, body: bytes, request: bytes = b"") -> bytes:
         if op in SUBMIT_OPS and status == 200:
             try:
                 job_id = json.loads(body)[SUBMIT_OPS[op]]
@@ -241,7 +246,7 @@ class AwsFaultProxy:
             with self._lock:
                 if job_id not in self._created:
                     self._created[job_id] = time.monotonic()
-                    self.ledger.append({"op": op, "id": job_id, "ts": time.time()})
+                    self.ledger.append({"op": op, "id": job_id, "ts": time.time(), "token": _token_of(request)})
         if op in LIST_OPS and status == 200 and self._lag_seconds > 0:
             list_field, id_field = LIST_OPS[op]
             try:
@@ -255,6 +260,15 @@ class AwsFaultProxy:
             data[list_field] = [e for e in entries if e.get(id_field) not in fresh]
             return json.dumps(data).encode()
         return body
+
+
+def _token_of(request: bytes) -> str | None:
+    try:
+        body = json.loads(request or b"{}")
+    except ValueError:
+        return None
+    token = body.get("ClientRequestToken") or body.get("clientToken") if isinstance(body, dict) else None
+    return str(token) if token else None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -299,7 +313,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError as err:
             self._send_error(op, Fault(op, status=502, code="BadGateway", message=str(err)))
             return
-        payload = proxy._record(op, status, payload)
+        payload = proxy._record(op, status, payload, body)
         hold = proxy._take_hold(op)
         if hold is not None:
             hold.event.wait(timeout=300)

@@ -1,4 +1,5 @@
-"""What the three AWS job clients share: hooks, a submit with SDK retries off, and a lagging-list find.
+"""What the AWS job clients share: hooks, a submit with SDK retries off, a lagging-list find, and
+botocore's errors sorted into faults for the polling policy (``classify``).
 
 AWS Batch ``SubmitJob`` and Glue ``StartJobRun`` take no idempotency token, and botocore retries
 them by itself on 5xx, throttling and dropped connections. When the reply to a request that *did*
@@ -26,12 +27,15 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from copy import deepcopy
 from datetime import datetime, timedelta, timezone
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from durable_jobs.exceptions import DurableJobConfigError, JobSubmitError
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
+
+if TYPE_CHECKING:
+    from durable_jobs.faults import Fault
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,11 @@ THROTTLING_CODES = frozenset(
     }
 )
 ACCESS_DENIED_CODES = frozenset({"AccessDeniedException", "AccessDenied", "UnauthorizedOperation"})
+#: Credentials AWS refused: the try fails at once, naming the connection (``classify``).
+AUTH_CODES = ACCESS_DENIED_CODES | frozenset({
+    "ExpiredTokenException", "ExpiredToken", "UnrecognizedClientException", "InvalidClientTokenId",
+    "InvalidSignatureException", "SignatureDoesNotMatch", "MissingAuthenticationToken", "AuthFailure",
+})
 
 
 def consistency_seconds_from_config() -> float:
@@ -107,6 +116,10 @@ def utcnow() -> datetime:
     return datetime.now(tz=timezone.utc)
 
 
+@overload
+def _aware(value: datetime) -> datetime: ...
+@overload
+def _aware(value: None) -> None: ...
 def _aware(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -206,6 +219,34 @@ class AwsJobClient(JobClient):
 
     async def acancel(self, job_id: Any) -> None:
         await asyncio.to_thread(self.cancel, job_id)
+
+    @property
+    def connection_id(self) -> str | None:
+        return self.aws_conn_id
+
+    def classify(self, err: BaseException) -> Fault:
+        """botocore's errors as a ``durable_jobs.faults.Fault``: throttling codes and 429 → throttled;
+        refused credentials → auth; 5xx, resets and timeouts → transient; other codes → rejected."""
+        from botocore.exceptions import NoCredentialsError
+
+        from durable_jobs.faults import Fault, FaultKind, cap, generic_classify
+
+        code, status = error_code(err), http_status(err)
+        if code or status is not None:
+            if is_throttling(err):
+                kind = FaultKind.THROTTLED
+            elif code in AUTH_CODES or status in (401, 403):
+                kind = FaultKind.AUTH
+            elif status is not None and status >= 500:
+                kind = FaultKind.TRANSIENT
+            else:
+                kind = FaultKind.REJECTED
+            return Fault(kind, cap(f"{code or type(err).__name__}: {err}", 300), status)
+        if isinstance(err, NoCredentialsError):
+            return Fault(FaultKind.AUTH, str(err))
+        if is_retryable(err):  # a dropped connection, a read timeout, no endpoint
+            return Fault(FaultKind.TRANSIENT, cap(f"{type(err).__name__}: {err}", 300))
+        return generic_classify(err) or Fault(FaultKind.REJECTED, cap(f"{type(err).__name__}: {err}", 300))
 
     # ------------------------------------------------------------------ submit
     def format_key(self, nonce: str, user_token: str | None = None) -> str:

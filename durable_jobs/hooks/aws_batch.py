@@ -48,6 +48,7 @@ class BatchJobClient(AwsJobClient):
     vendor: ClassVar[str] = "AWS Batch"
     states: ClassVar[StateTable] = BATCH_STATES
     tag_permission: ClassVar[str] = "batch:TagResource"
+    status_endpoint: ClassVar[str] = "batch:DescribeJobs"
 
     def __init__(self, aws_conn_id: str | None = "aws_default", *, job_queue: str = "", job_name: str = "",
                  **kwargs: Any) -> None:

@@ -51,6 +51,7 @@ class EmrServerlessJobClient(AwsJobClient):
     vendor: ClassVar[str] = "EMR Serverless"
     states: ClassVar[StateTable] = EMR_SERVERLESS_STATES
     tag_permission: ClassVar[str] = "emr-serverless:TagResource"
+    status_endpoint: ClassVar[str] = "emr-serverless:GetJobRun"
     _untagged_find_by = "a same-key resend (clientToken)"
 
     def __init__(self, aws_conn_id: str | None = "aws_default", *, application_id: str = "",

@@ -33,6 +33,7 @@ class GlueJobClient(AwsJobClient):
 
     vendor: ClassVar[str] = "AWS Glue"
     states: ClassVar[StateTable] = GLUE_STATES
+    status_endpoint: ClassVar[str] = "glue:GetJobRun"
 
     def __init__(self, aws_conn_id: str | None = "aws_default", *, job_name: str = "", **kwargs: Any) -> None:
         super().__init__(aws_conn_id, **kwargs)

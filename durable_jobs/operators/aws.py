@@ -1,24 +1,29 @@
-"""Drop-in durable ``BatchOperator``, ``GlueJobOperator`` and ``EmrServerlessStartJobOperator``.
+"""Drop-in durable ``BatchOperator``, ``GlueJobOperator``, ``EmrServerlessStartJobOperator`` and ``AthenaOperator``.
 
 Change one import line::
 
     from airflow.providers.amazon.aws.operators.batch import BatchOperator
     from durable_jobs.operators.aws import BatchOperator
 
-Same constructor arguments, template fields, XComs (return value: the job / run id; Glue also
-``glue_job_run_id``) and extra links as the official amazon-provider 9.39 operators, plus the
-mixin's ``cancel_on_kill`` and ``fresh_on_clear``. Each job is submitted exactly once on the
+Same constructor arguments, template fields, XComs (return value: the job / run / query execution
+id; Glue also ``glue_job_run_id``) and extra links as the official amazon-provider 9.39 operators,
+plus the mixin's ``cancel_on_kill`` and ``fresh_on_clear``. Each job is submitted exactly once on the
 synchronous and the deferrable path. How the key travels per service (job name and tag, a Glue
-argument, ``clientToken``) is in the ``durable_jobs.hooks.aws_*`` modules.
+argument, ``clientToken``, Athena's ``ClientRequestToken``) is in the ``durable_jobs.hooks.aws_*``
+modules.
 
 Differences from the official operators, on purpose:
 
 * ``on_kill`` cancels only when a *user* stopped the task (``cancel_on_kill="user"``), on both paths.
   Glue's ``stop_job_run_on_kill`` (official default False: a killed task leaves its run going) is
   superseded by ``cancel_on_kill``; EMR Serverless's boolean ``cancel_on_kill`` maps True → "user",
-  False → "never".
+  False → "never". The official Athena operator stops its query on any kill, and never when deferred.
 * The synchronous Batch path polls every ``poll_interval`` seconds (the official one ignores it there
   and sleeps 1–10 s at random); Glue's synchronous path keeps the official loop (``verbose`` logs).
+* Athena: ``max_polling_attempts`` bounds the synchronous wait only (the shared ``JobTrigger`` has no
+  attempt limit; ``execution_timeout`` bounds both paths), and a retry after it reconnects to the
+  query instead of starting another; a failed query fails the deferrable path with the synchronous
+  path's message ("Final state of Athena job is FAILED, ...").
 """
 
 from __future__ import annotations
@@ -26,15 +31,21 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from airflow.providers.amazon.aws.hooks.athena import query_params_to_string
+from airflow.providers.amazon.aws.links.athena import AthenaQueryResultsLink
 from airflow.providers.amazon.aws.links.batch import BatchJobDetailsLink
+from airflow.providers.amazon.aws.operators import athena as _athena
 from airflow.providers.amazon.aws.operators import batch as _batch
 from airflow.providers.amazon.aws.operators import emr as _emr
 from airflow.providers.amazon.aws.operators import glue as _glue
 from airflow.providers.amazon.aws.utils import trim_none_values
 
+from durable_jobs.exceptions import JobFailedError
+from durable_jobs.hooks.aws_athena import AthenaJobClient
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
+from durable_jobs.hooks.base import JobStatus
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
@@ -44,6 +55,13 @@ if TYPE_CHECKING:
 
 class _AwsDurableMixin(DurableJobMixin):
     """What the AWS operators share: connection arguments, and the id as the return value."""
+
+    if TYPE_CHECKING:  # set by the official operators this is mixed into (AwsBaseOperator and its subclasses)
+        region_name: str | None
+        verify: bool | str | None
+        botocore_config: dict[str, Any] | None
+        deferrable: bool
+        wait_for_completion: bool
 
     def _client_kwargs(self) -> dict[str, Any]:
         return {
@@ -56,7 +74,7 @@ class _AwsDurableMixin(DurableJobMixin):
         # The official Batch and Glue operators always wait when deferrable.
         return bool(self.wait_for_completion or self.deferrable)
 
-    def accepted_result(self, context, job_id):
+    def accepted_result(self, context: Context, job_id: Any) -> Any:
         return job_id  # the official operators return the id without waiting, too
 
 
@@ -139,9 +157,10 @@ class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
         self._job_run_id = None  # let the official helper push the XCom and link again on this try
         self._set_job_run_id(context, job_id)
 
-    def wait_for_job(self, context: Context, job_id: Any) -> None:
-        # The official loop: same logs (verbose), same error (GlueJobRunStoppedError).
+    def wait_for_job(self, context: Context, job_id: Any) -> JobStatus:
+        # The official loop: same logs (verbose), same error (GlueJobRunStoppedError); it returns on success.
         _glue.GlueJobOperator.poll_until_complete(self, job_id, context)
+        return self.job_client.status(job_id)
 
     def job_result(self, context: Context, job_id: Any) -> Any:
         return job_id
@@ -156,12 +175,13 @@ def _emr_serverless_init():
             kwargs["cancel_on_kill"] = "user" if cancel else "never"
         base(self, **kwargs)
 
-    __init__.__signature__ = base.__signature__  # type: ignore[attr-defined]
+    __init__.__signature__ = base.__signature__
     __init__.__doc__ = base.__doc__
     return __init__
 
 
-class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJobOperator):
+# The official ``cancel_on_kill`` is a bool; ours is the policy string it is mapped to in ``__init__``.
+class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJobOperator):  # type: ignore[misc]
     """The official ``EmrServerlessStartJobOperator``, starting each job run exactly once."""
 
     __init__ = _emr_serverless_init()
@@ -253,4 +273,77 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
         return job_id
 
 
-__all__ = ["BatchOperator", "EmrServerlessStartJobOperator", "GlueJobOperator"]
+class AthenaOperator(_AwsDurableMixin, _athena.AthenaOperator):
+    """The official ``AthenaOperator``, starting each query exactly once (``ClientRequestToken``)."""
+
+    __init__ = with_official_signature(_athena.AthenaOperator)
+    external_id_key = "athena_query_execution_id"
+    durable_request_fields = ("query_execution_context", "result_configuration", "client_request_token")
+    poll_interval_argument = "sleep_time"
+    user_token_argument = "client_request_token"
+
+    @property
+    def wait_for_termination(self) -> bool:
+        return True  # the official operator always waits (polling, or deferred)
+
+    def make_job_client(self) -> AthenaJobClient:
+        return AthenaJobClient(self.aws_conn_id, **self._client_kwargs())
+
+    def _query_request(self) -> dict[str, Any]:
+        """The official ``execute``'s request: the query context and result location filled in."""
+        if self.database:
+            self.query_execution_context["Database"] = self.database
+        self.query_execution_context["Catalog"] = self.catalog
+        if self.output_location:
+            self.result_configuration["OutputLocation"] = self.output_location
+        return {"QueryString": self.query, "QueryExecutionContext": self.query_execution_context,
+                "ResultConfiguration": self.result_configuration, "WorkGroup": self.workgroup}
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        request = self._query_request()
+        if self.log_query:
+            self.log.info("Running Query with params:\n%s", query_params_to_string(request))
+        return request
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        from airflow.providers.common.sql.hooks.lineage import send_sql_hook_lineage
+
+        if reconnected:
+            self._query_request()  # the same attributes as after a submit (OpenLineage reads them)
+        self.query_execution_id = job_id
+        self.log.info("Query execution id: %s", job_id)
+        send_sql_hook_lineage(context=self.hook, sql=self.query, job_id=job_id)  # as the hook's run_query
+        AthenaQueryResultsLink.persist(
+            context=context, operator=self, region_name=self.hook.conn_region_name,
+            aws_partition=self.hook.conn_partition, query_execution_id=job_id,
+        )
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        self.query_execution_id = job_id
+        return job_id
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official message first, with the reason Athena gives (``StateChangeReason``)."""
+        return JobFailedError(
+            f"Final state of Athena job is {status.state}, query_execution_id is {job_id}. "
+            f"Error: {status.message or None}. A retry starts a new query.", job_id=job_id, state=status.state,
+        )
+
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        self.log.info("Query execution id: %s, Query is still in non-terminal state: %s", job_id, status.state)
+
+    def max_polls(self) -> int:
+        """The official contract: ``max_polling_attempts`` status checks (default 999999), then fail."""
+        return max(1, int(self.max_polling_attempts))
+
+    def on_poll_limit(self, job_id: Any) -> None:
+        from airflow.providers.common.compat.sdk import AirflowException
+
+        state = self.job_client.status(job_id).state
+        raise AirflowException(
+            f"Final state of Athena job is {state}. Max tries of poll status exceeded, "
+            f"query_execution_id is {job_id}."
+        )
+
+
+__all__ = ["AthenaOperator", "BatchOperator", "EmrServerlessStartJobOperator", "GlueJobOperator"]

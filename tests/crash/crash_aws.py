@@ -1,31 +1,79 @@
-"""AWS Batch for the crash suite: one moto server in the test process, one fault proxy per cell.
+"""AWS services for the crash suite: one moto server in the test process, one fault proxy per cell.
 
-moto's backends and its state manager are process-wide, so every Batch cell shares one moto (the
-``AwsTestEnv``: queue, job definition, IAM role); each cell gets its own ``AwsFaultProxy`` in front
-of it and its own Airflow connection (``AIRFLOW_CONN_AWS_<CELL>``), so a hold armed by one cell
-never parks another cell's request and each cell's jobs are counted on its own proxy's ledger
-(what moto answered to SubmitJob), cross-checked against moto's own listing by job name.
+moto's backends and its state manager are process-wide, so every AWS cell shares one moto (the
+``AwsTestEnv``: Batch queue and job definition, Athena workgroup, IAM role); each cell gets its own
+``AwsFaultProxy`` in front of it and its own Airflow connection (``AIRFLOW_CONN_AWS_<CELL>``), so a
+hold armed by one cell never parks another cell's request and each cell's jobs are counted on its own
+proxy's ledger (what moto answered to the submit call), cross-checked against moto's own listing of
+the cell's jobs (Batch: the job name; Athena: the query text, which names the cell).
+
+A service is data (:class:`AwsService`): its submit, status and cancel operations, its active states,
+the operator's state-store keys and how moto lists one cell's jobs. The crash matrix vendor key is
+the registry's ``Operator.crash`` ("batch", "athena").
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, AwsTestEnv
 from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Hold
-
-SUBMIT_JOB = "batch:SubmitJob"
-DESCRIBE = "batch:DescribeJobs"
-CANCEL_OPS = ("batch:TerminateJob", "batch:CancelJob")
-ACTIVE = ("SUBMITTED", "PENDING", "RUNNABLE", "STARTING", "RUNNING")
+from durable_jobs.hooks.aws_athena import ATHENA_STATES
+from durable_jobs.hooks.aws_base import KEY_TAG
+from durable_jobs.hooks.aws_batch import BATCH_STATES
 
 
-class BatchVendor:
-    """One cell's view of AWS Batch: its own proxy in front of the shared moto."""
+@dataclass(frozen=True)
+class AwsService:
+    key: str
+    name: str
+    submit: str
+    describe: str
+    cancel_ops: tuple[str, ...]
+    active: frozenset[str]
+    #: the durable operator's ``external_id_key`` (the bare id) and its record beside it
+    raw_key: str
+    #: one cell's jobs as moto lists them, oldest first: ``{"id", "status", "token"}`` each
+    list_jobs: Callable[[AwsVendor], list[dict[str, Any]]]
 
-    def __init__(self, env: AwsTestEnv, job_name: str):
+    @property
+    def checkpoint_key(self) -> str:
+        return f"{self.raw_key}_durable"
+
+
+def _batch_jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    summaries = vendor.env.batch_jobs(vendor.job_name)
+    if not summaries:
+        return []
+    described = vendor.env.client("batch", direct=True).describe_jobs(jobs=[s["jobId"] for s in summaries])["jobs"]
+    return [{"id": j["jobId"], "status": j["status"], "token": (j.get("tags") or {}).get(KEY_TAG)}
+            for j in sorted(described, key=lambda j: j["createdAt"])]
+
+
+def _athena_queries(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # moto does not return a query's ClientRequestToken: the token is the one this cell's proxy saw.
+    tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
+    return [{"id": q["QueryExecutionId"], "status": q["Status"]["State"], "token": tokens.get(q["QueryExecutionId"])}
+            for q in vendor.env.athena_queries(containing=vendor.job_name)]
+
+
+SERVICES: dict[str, AwsService] = {s.key: s for s in [
+    AwsService("batch", "AWS Batch", "batch:SubmitJob", "batch:DescribeJobs", ("batch:TerminateJob", "batch:CancelJob"),
+               BATCH_STATES.active, "batch_job_id", _batch_jobs),
+    AwsService("athena", "Amazon Athena", "athena:StartQueryExecution", "athena:GetQueryExecution",
+               ("athena:StopQueryExecution",), ATHENA_STATES.active, "athena_query_execution_id", _athena_queries),
+]}
+
+
+class AwsVendor:
+    """One cell's view of an AWS service: its own proxy in front of the shared moto."""
+
+    def __init__(self, env: AwsTestEnv, service: AwsService, job_name: str):
         self.env = env
+        self.service = service
         self.job_name = job_name
         self.proxy = AwsFaultProxy(env.moto.url).start()
         self._hold: Hold | None = None
@@ -37,7 +85,7 @@ class BatchVendor:
         })
 
     def hold_submit(self) -> None:
-        self._hold = self.proxy.hold(SUBMIT_JOB)
+        self._hold = self.proxy.hold(self.service.submit)
 
     def held(self) -> bool:
         return bool(self._hold and self._hold.parked.is_set())
@@ -47,32 +95,27 @@ class BatchVendor:
         return 1
 
     def created(self) -> list[str]:
-        """Job ids moto returned to this cell's SubmitJob calls."""
-        return [e["id"] for e in self.proxy.jobs_created(SUBMIT_JOB)]
+        """Ids moto returned to this cell's submit calls."""
+        return [e["id"] for e in self.proxy.jobs_created(self.service.submit)]
 
     def calls(self, op: str) -> int:
         return self.proxy.calls.get(op, 0)
 
     def jobs(self) -> list[dict[str, Any]]:
-        """moto's own view: every job whose name starts with this cell's job name, oldest first."""
-        summaries = self.env.batch_jobs(self.job_name)
-        if not summaries:
-            return []
-        batch = self.env.client("batch", direct=True)
-        described = batch.describe_jobs(jobs=[s["jobId"] for s in summaries])["jobs"]
-        return sorted(described, key=lambda j: j["createdAt"])
+        """moto's own view of this cell's jobs, oldest first."""
+        return self.service.list_jobs(self)
 
     def stop(self) -> None:
         self.proxy.stop()
 
 
-class BatchFleet:
-    """The shared moto + resources, and one ``BatchVendor`` per Batch cell."""
+class AwsFleet:
+    """The shared moto + resources, and one ``AwsVendor`` per AWS cell."""
 
-    def __init__(self, cells: dict[str, str]):
-        """``cells``: cell key -> job name."""
+    def __init__(self, cells: dict[str, tuple[str, str]]):
+        """``cells``: cell key -> (service key, job name)."""
         self.env = AwsTestEnv(consistency_seconds=1.0).start()
-        self.vendors = {key: BatchVendor(self.env, name) for key, name in cells.items()}
+        self.vendors = {key: AwsVendor(self.env, SERVICES[service], name) for key, (service, name) in cells.items()}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
         """What the Airflow processes need: one connection per cell, credentials, the consistency window."""
@@ -91,4 +134,4 @@ class BatchFleet:
             self.env.stop()
 
 
-__all__ = ["ACTIVE", "BatchFleet", "BatchVendor", "CANCEL_OPS", "DESCRIBE", "JOB_QUEUE", "SUBMIT_JOB"]
+__all__ = ["AwsFleet", "AwsService", "AwsVendor", "JOB_QUEUE", "SERVICES"]

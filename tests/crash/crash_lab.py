@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from crash_aws import BatchFleet  # noqa: E402
+from crash_aws import SERVICES as AWS_SERVICES  # noqa: E402
+from crash_aws import AwsFleet  # noqa: E402
 from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
 
@@ -38,18 +39,18 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
-    fleet = stack = batch = None
+    fleet = stack = aws_fleet = None
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
         dbx = [c for c in cells if c.scenario.vendor == "databricks"]
-        aws = [c for c in cells if c.scenario.vendor == "batch"]
+        aws = [c for c in cells if c.scenario.vendor in AWS_SERVICES]
         fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
         env = fleet.conn_env({c.conn_id: c.key for c in dbx})
         if aws:  # moto + one fault proxy per cell, threads of this process on 127.0.0.1
-            batch = BatchFleet({c.key: c.dag_id for c in aws})
-            env.update(batch.conn_env({c.conn_id: c.key for c in aws}))
+            aws_fleet = AwsFleet({c.key: (c.scenario.vendor, c.dag_id) for c in aws})
+            env.update(aws_fleet.conn_env({c.conn_id: c.key for c in aws}))
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
@@ -59,7 +60,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         ready = time.monotonic()
         log(f"crash: stack up in {ready - started:.0f}s; running {len(cells)} cells")
         emulators = {c.id: Emulator(fleet.urls[c.key]) for c in dbx}
-        emulators.update({c.id: batch.vendors[c.key] for c in aws})
+        emulators.update({c.id: aws_fleet.vendors[c.key] for c in aws})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -67,8 +68,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             stack.stop()
         if fleet is not None:
             fleet.stop()
-        if batch is not None:
-            batch.stop()
+        if aws_fleet is not None:
+            aws_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

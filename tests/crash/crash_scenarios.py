@@ -24,10 +24,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import psutil
-from crash_aws import ACTIVE as BATCH_ACTIVE
-from crash_aws import CANCEL_OPS as BATCH_CANCEL_OPS
-from crash_aws import DESCRIBE as BATCH_DESCRIBE
-from crash_aws import SUBMIT_JOB as BATCH_SUBMIT
+from crash_aws import SERVICES as AWS_SERVICES
+from crash_aws import AwsVendor
 from crash_stack import AirflowStack, Emulator, StackDied, StackError, wait_for
 
 OPERATORS = ("ours", "official")
@@ -61,7 +59,8 @@ class Scenario:
     expect_max_try: int | None = None
     expect_distinct_tokens: int | None = None
     ci: tuple[str, ...] = ()  # modes that belong to the `crash_ci` subset
-    #: the vendor the cell's job runs on ("databricks": emulator subprocess; "batch": moto + proxy)
+    #: the vendor the cell's job runs on ("databricks": emulator subprocess; an AWS service key of
+    #: ``crash_aws.SERVICES``, "batch" or "athena": moto + a proxy per cell), the registry's ``Operator.crash``
     vendor: str = "databricks"
 
 
@@ -85,7 +84,7 @@ class Cell:
 
     @property
     def conn_id(self) -> str:
-        return f"{'aws' if self.scenario.vendor == 'batch' else 'dbx'}_{self.key}"
+        return f"{'aws' if self.scenario.vendor in AWS_SERVICES else 'dbx'}_{self.key}"
 
     def dag_spec(self) -> dict[str, Any]:
         return {
@@ -620,11 +619,18 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
 ]}
 
 
-class BatchCellRun(CellRun):
-    """A cell on AWS Batch: ``self.emu`` is the cell's ``BatchVendor`` (its proxy in front of moto)."""
+class AwsCellRun(CellRun):
+    """A cell on an AWS service: ``self.emu`` is the cell's ``AwsVendor`` (its proxy in front of moto)."""
 
-    checkpoint_key = "batch_job_id_durable"  # durable_jobs.operators.aws.BatchOperator.external_id_key
-    raw_key = "batch_job_id"
+    emu: AwsVendor
+
+    @property
+    def checkpoint_key(self) -> str:  # the durable operator's external_id_key + "_durable"
+        return self.emu.service.checkpoint_key
+
+    @property
+    def raw_key(self) -> str:
+        return self.emu.service.raw_key
 
     def record(self) -> dict[str, Any] | None:
         value = self.store().get(self.checkpoint_key)
@@ -649,55 +655,57 @@ class BatchCellRun(CellRun):
         return "store: empty"
 
     def freeze(self) -> None:
-        """moto's state manager is process-wide: only exclusive cells may freeze Batch jobs."""
+        """moto's state manager is process-wide: only exclusive cells may freeze AWS jobs."""
         self.emu.env.moto.hold()
 
     def thaw(self) -> None:
         self.emu.env.moto.progress()
 
     def wait_deferred_and_polled(self) -> dict[str, Any]:
+        describe = self.emu.service.describe
         ti = self.wait("the task deferred, its trigger assigned", lambda: self._deferred_assigned())
-        calls = self.emu.calls(BATCH_DESCRIBE)
-        self.wait("the trigger polling DescribeJobs", lambda: self.emu.calls(BATCH_DESCRIBE) > calls)
+        calls = self.emu.calls(describe)
+        self.wait(f"the trigger polling {describe}", lambda: self.emu.calls(describe) > calls)
         self.proof(f"deferred; trigger {ti['trigger']['id']} on triggerer job {ti['trigger']['triggerer_id']} "
-                   "polling batch:DescribeJobs")
+                   f"polling {describe}")
         return ti
 
     def collect(self) -> None:
-        from durable_jobs.hooks.aws_base import KEY_TAG
-
+        service = self.emu.service
         created = self.emu.created()
         jobs = self.emu.jobs()
-        self.outcome.submit_calls = self.emu.calls(BATCH_SUBMIT)
+        self.outcome.submit_calls = self.emu.calls(service.submit)
         self.outcome.deduplicated = 0
         self.outcome.runs_created = len(jobs)
         if len(jobs) != len(created):
-            self.note(f"moto lists {len(jobs)} jobs named {self.emu.job_name}*, the proxy saw {len(created)} created")
-        self.outcome.cancels = sum(self.emu.calls(op) for op in BATCH_CANCEL_OPS)
-        self.outcome.tokens = [(j.get("tags") or {}).get(KEY_TAG) for j in jobs]
+            self.note(f"moto lists {len(jobs)} {service.name} jobs of {self.emu.job_name}, the proxy saw "
+                      f"{len(created)} created")
+        self.outcome.cancels = sum(self.emu.calls(op) for op in service.cancel_ops)
+        self.outcome.tokens = [j["token"] for j in jobs]
         self.outcome.run_results = [j["status"] for j in jobs]
 
 
-def batch_w2(run: BatchCellRun) -> None:
-    """SubmitJob parked at the proxy *after* moto created the job; the worker is SIGKILLed there."""
+def aws_w2(run: AwsCellRun) -> None:
+    """The submit parked at the proxy *after* moto created the job; the worker is SIGKILLed there."""
+    name, submit = run.cell.scenario.name, run.emu.service.submit
     run.emu.hold_submit()
     run.trigger()
-    run.wait(f"{BATCH_SUBMIT} parked after moto created the job", run.emu.held)
+    run.wait(f"{submit} parked after moto created the job", run.emu.held)
     created = run.emu.created()
     if len(created) != 1:
-        raise StackError(f"BATCH-W2 window missed: {len(created)} jobs created")
+        raise StackError(f"{name} window missed: {len(created)} jobs created")
     if run.stored_id() is not None:
-        raise StackError("BATCH-W2 window missed: the id already reached the store")
+        raise StackError(f"{name} window missed: the id already reached the store")
     if run.ours and not run.record():
-        raise StackError("BATCH-W2 window missed: no intent record before the submit")
-    run.proof(f"held {BATCH_SUBMIT} (after AWS created job {created[0]}) with the reply unsent")
+        raise StackError(f"{name} window missed: no intent record before the submit")
+    run.proof(f"held {submit} (after AWS created job {created[0]}) with the reply unsent")
     run.proof("vendor: job created; its id has not reached the store")
     run.proof(run.describe_store())
     run.kill_worker()
     run.emu.release(abandon=True)
 
 
-def batch_w4(run: BatchCellRun) -> None:
+def aws_w4(run: AwsCellRun) -> None:
     """As W4: the job is kept active (moto held) while the triggerer is SIGKILLed and restarted."""
     run.freeze()
     try:
@@ -712,8 +720,8 @@ def batch_w4(run: BatchCellRun) -> None:
         psutil.wait_procs(tree, timeout=10)
         run.note(f"SIGKILL triggerer pid {old.pid} and its {len(tree) - 1} child process(es)")
         states = [j["status"] for j in run.emu.jobs()]
-        if not states or any(s not in BATCH_ACTIVE for s in states):
-            raise StackError(f"BATCH-W4 window missed: jobs {states} when the triggerer was killed")
+        if not states or any(s not in run.emu.service.active for s in states):
+            raise StackError(f"{run.cell.scenario.name} window missed: jobs {states} when the triggerer was killed")
         run.proof(f"vendor: job {states[0]} (moto held) when the triggerer was killed")
         stack.start_triggerer("triggerer")
         ti = run.wait("the trigger picked up by the restarted triggerer", lambda: _reassigned(run, before))
@@ -724,13 +732,15 @@ def batch_w4(run: BatchCellRun) -> None:
         run.thaw()
 
 
-BATCH_SCENARIOS: list[Scenario] = [
+AWS_SCENARIOS: list[Scenario] = [
     Scenario("BATCH-W2", "AWS Batch: worker SIGKILL after AWS accepted SubmitJob, before the id reached the store",
-             {"sync": batch_w2, "deferrable": batch_w2}, ci=("deferrable",), vendor="batch"),
+             {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="batch"),
     Scenario("BATCH-W4", "AWS Batch: triggerer SIGKILL while deferred, then restarted (costs no try)",
-             {"deferrable": batch_w4}, exclusive=True, expect_min_try=1, expect_max_try=1, vendor="batch"),
+             {"deferrable": aws_w4}, exclusive=True, expect_min_try=1, expect_max_try=1, vendor="batch"),
+    Scenario("ATHENA-W2", "Amazon Athena: worker SIGKILL after AWS accepted StartQueryExecution, before the id "
+             "reached the store", {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="athena"),
 ]
-SCENARIOS.update({s.name: s for s in BATCH_SCENARIOS})
+SCENARIOS.update({s.name: s for s in AWS_SCENARIOS})
 
 
 def all_cells() -> list[Cell]:
@@ -738,7 +748,7 @@ def all_cells() -> list[Cell]:
 
 
 def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
-    run = (BatchCellRun if cell.scenario.vendor == "batch" else CellRun)(stack, emulator, cell)
+    run = (AwsCellRun if cell.scenario.vendor in AWS_SERVICES else CellRun)(stack, emulator, cell)
     started = time.monotonic()
     try:
         cell.scenario.drivers[cell.mode](run)

@@ -70,7 +70,8 @@ def test_real_retry_reconnects_to_the_running_run(aws, dags):
     aws.moto.hold()
     timer = threading.Timer(4.0, aws.moto.progress)
     timer.start()
-    aws.proxy.fault("emr-serverless:GetJobRun", status=400, code="ExpiredTokenException", skip=1, count=5)
+    # an expired token is an auth fault: the try fails at once, the retry reconnects
+    aws.proxy.fault("emr-serverless:GetJobRun", status=400, code="ExpiredTokenException", skip=1, count=1)
     try:
         dr = driver.run(dags.emr_deferrable)
     finally:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from durable_jobs.demo.aws import EXAMPLE_TASKS
+from durable_jobs.demo.aws import EXAMPLE_TASKS, SUBMIT_OP
 from durable_jobs.operators.base import DurableJobMixin
 
 from . import driver
@@ -22,8 +22,7 @@ def test_example_dag_submits_one_job_and_succeeds(aws, monkeypatch, service):
     assert task.deferrable and task.retries >= 1
     for name, value in {**fast, "retry_delay": timedelta(0)}.items():
         setattr(task, name, value)
-    aws.proxy.fault({"batch": "batch:SubmitJob", "glue": "glue:StartJobRun",
-                     "emr-serverless": "emr-serverless:StartJobRun"}[service], mode="lose_reply", status=500)
+    aws.proxy.fault(SUBMIT_OP[service], mode="lose_reply", status=500)
 
     dr = driver.run(module.dag)
 

@@ -6,16 +6,21 @@ marks the deferred task failed or clears it, and ``run_trigger`` then calls ``Jo
 Whether the kill came from a user is read from Airflow (``GetTaskStates`` over the supervisor
 comms); a stand-in supervisor answers with the task's state as a user action left it ("failed")
 or as a trigger move leaves it ("deferred"). The full-process version is in the crash suite.
+
+The synchronous path is shown on Athena: the operator polls in one thread while ``on_kill`` runs in
+another, as the Task SDK calls it when the supervisor forwards a signal to the task process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from types import SimpleNamespace
 
 import pytest
 
-from durable_jobs.emulators.aws_env import JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+from durable_jobs.hooks.aws_athena import AthenaJobClient
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
@@ -52,6 +57,9 @@ def start_job(aws, service: str):
         )
         client = GlueJobClient(job_name="k")
         request = {"JobName": "k"}
+    elif service == "athena":
+        client = AthenaJobClient()
+        request = {"QueryString": "SELECT 1", "WorkGroup": ATHENA_WORKGROUP}
     else:
         client = EmrServerlessJobClient(application_id=aws.application_id)
         request = {"applicationId": aws.application_id, "executionRoleArn": ROLE_ARN,
@@ -74,7 +82,7 @@ async def run_then_cancel(trigger: JobTrigger) -> None:
 
 
 @pytest.mark.parametrize(("state", "cancelled"), [("failed", True), ("deferred", False)])
-@pytest.mark.parametrize("service", ["batch", "glue", "emr"])
+@pytest.mark.parametrize("service", ["batch", "glue", "emr", "athena"])
 def test_user_kill_of_a_deferred_task_cancels_the_job(aws, monkeypatch, service, state, cancelled):
     from airflow.sdk.execution_time import task_runner
 
@@ -95,4 +103,56 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(aws, monkeypatch, service,
     if cancelled:
         assert status.state in ("FAILED", "STOPPED", "CANCELLED"), status
     else:
-        assert status.state in ("SUBMITTED", "STARTING", "RUNNING"), status  # a move, not a user: left running
+        assert status.state in ("SUBMITTED", "STARTING", "RUNNING", "QUEUED"), status  # a move: left running
+
+
+class FakeTI(SimpleNamespace):
+    """The task instance the worker's context carries: it takes the operator's XCom pushes."""
+
+    def xcom_push(self, key, value):
+        self.pushed[key] = value
+
+
+@pytest.mark.parametrize(("state", "cancelled"), [("failed", True), ("running", False)])
+def test_user_kill_of_a_polling_sync_task_cancels_the_query(aws, monkeypatch, state, cancelled):
+    from airflow.sdk.execution_time import task_runner
+
+    from durable_jobs.operators.aws import AthenaOperator
+
+    supervisor = Supervisor(state)
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    aws.moto.hold()
+    op = AthenaOperator(task_id=TI.task_id, query="SELECT 1", workgroup=ATHENA_WORKGROUP, sleep_time=0.1,
+                        durable=False)
+    ti = FakeTI(**vars(TI), pushed={})
+    outcome: list[BaseException | str] = []
+
+    def work() -> None:
+        try:
+            outcome.append(op.execute({"ti": ti}))
+        except BaseException as err:  # noqa: BLE001 - the test reads what the worker thread raised
+            outcome.append(err)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    client = AthenaJobClient()
+    calls = lambda: aws.proxy.calls.get("athena:GetQueryExecution", 0)  # noqa: E731
+    while calls() < 3 and worker.is_alive():  # the worker is in its poll loop
+        worker.join(0.05)
+    [query] = aws.athena_queries()
+
+    op.on_kill()  # as the Task SDK's signal handler does, while execute() polls
+
+    assert supervisor.asked == 1
+    if cancelled:
+        worker.join(10)
+        assert not worker.is_alive() and isinstance(outcome[0], Exception)
+        assert "Final state of Athena job is CANCELLED" in str(outcome[0])
+        assert client.status(query["QueryExecutionId"]).state == "CANCELLED"
+        assert aws.proxy.calls["athena:StopQueryExecution"] == 1
+    else:
+        assert client.status(query["QueryExecutionId"]).state == "QUEUED"  # infrastructure: left running
+        assert "athena:StopQueryExecution" not in aws.proxy.calls
+        aws.moto.finish()
+        worker.join(10)
+        assert outcome == [query["QueryExecutionId"]]

@@ -1,7 +1,7 @@
-"""Drop-in parity with the official 7.23 operators: same surface, same XComs, same link.
+"""Drop-in parity with the official operators (databricks 7.23, amazon 9.39): same surface, XComs, link.
 
 The only differences allowed are the two documented keyword arguments durable-jobs adds
-(``cancel_on_kill``, ``fresh_on_clear``).
+(``cancel_on_kill``, ``fresh_on_clear``), and ``durable`` where the official operator is not resumable.
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import inspect
 import re
 
 import pytest
+from airflow.providers.amazon.aws.operators import athena as official_athena
 from airflow.providers.databricks.operators import databricks as official
 
+from durable_jobs.operators import aws as durable_aws
 from durable_jobs.operators import databricks as durable
 
 from . import driver
@@ -19,6 +21,7 @@ from . import driver
 PAIRS = [
     (durable.DatabricksSubmitRunOperator, official.DatabricksSubmitRunOperator),
     (durable.DatabricksRunNowOperator, official.DatabricksRunNowOperator),
+    (durable_aws.AthenaOperator, official_athena.AthenaOperator),
 ]
 OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 
@@ -27,7 +30,8 @@ OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 def test_constructor_signature_is_the_official_one_plus_our_two_arguments(ours, theirs):
     mine = inspect.signature(ours.__init__).parameters
     official_params = inspect.signature(theirs.__init__).parameters
-    assert set(mine) - set(official_params) == OUR_EXTRA_ARGS
+    # `durable` too where the official operator lacks it (it is not resumable upstream: Athena)
+    assert set(mine) - set(official_params) == OUR_EXTRA_ARGS | ({"durable"} - set(official_params))
     for name, param in official_params.items():
         assert mine[name].kind == param.kind and mine[name].default == param.default, name
 
@@ -43,7 +47,8 @@ def test_extra_links_match(ours, theirs):
     assert [(type(link).__name__, link.name) for link in ours.operator_extra_links] == [
         (type(link).__name__, link.name) for link in theirs.operator_extra_links
     ]
-    assert all(isinstance(link, official.DatabricksJobRunLink) for link in ours.operator_extra_links)
+    pairs = zip(ours.operator_extra_links, theirs.operator_extra_links, strict=True)
+    assert all(isinstance(mine, type(link)) for mine, link in pairs)
 
 
 def test_mixin_comes_first_in_the_bases():
@@ -89,3 +94,35 @@ def test_same_xcoms_return_value_and_link_url_as_the_official_operator(databrick
         results[flavour] = (normalised, {k: _ids(v, run_id) for k, v in links.items()})
     assert results["durable"] == results["official"]
     assert results["official"][1] == {"See Databricks Job Run": results["official"][0]["run_page_url"]}
+
+
+def _athena_ids(value, query_id):
+    if isinstance(value, dict):
+        return {k: _athena_ids(v, query_id) for k, v in value.items()}
+    if isinstance(value, str):
+        return value.replace(query_id, "<query>")
+    return value
+
+
+@pytest.mark.parametrize("mode", [{}, {"deferrable": True}], ids=str)
+def test_athena_same_xcoms_return_value_and_link_url_as_the_official_operator(aws, rest_api, mode):
+    dags = driver.load("parity_dags")
+    results = {}
+    for flavour in ("official", "durable"):
+        dag = dags.ATHENA_DAGS[(flavour, str(sorted(mode.items())))]
+        dr = driver.run(dag)
+        assert driver.task_result(dr, "run").state == "success"
+        pushed = _outcome(dr)
+        query_id = pushed["return_value"]
+        links = rest_api.get(
+            f"/api/v2/dags/{dr.dag_id}/dagRuns/{dr.run_id}/taskInstances/run/links"
+        ).json()["extra_links"]
+        results[flavour] = (_athena_ids(pushed, query_id), _athena_ids(links, query_id))
+    assert results["durable"] == results["official"]
+    assert set(results["official"][0]) == {"return_value", "_athena_query_results", "_link_AthenaQueryResultsLink"}
+    assert results["official"][1] == {
+        "Query Results": "https://console.aws.amazon.com/athena/home?region=us-east-1#/query-editor/history/<query>"
+    }
+    queries = aws.athena_queries()
+    assert len(queries) == 2 and queries[0]["QueryExecutionContext"] == queries[1]["QueryExecutionContext"]
+    assert queries[0]["Query"] == queries[1]["Query"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
+from airflow.providers.amazon.aws.operators import athena as _athena
 from airflow.providers.amazon.aws.operators import batch as _batch
 from airflow.providers.amazon.aws.operators import emr as _emr
 from airflow.providers.amazon.aws.operators import glue as _glue
@@ -18,6 +19,7 @@ PAIRS = [
     (aws.GlueJobOperator, _glue.GlueJobOperator, dict(job_name="g", script_location="s3://b/s.py")),
     (aws.EmrServerlessStartJobOperator, _emr.EmrServerlessStartJobOperator,
      dict(application_id="a", execution_role_arn="arn:aws:iam::1:role/r", job_driver={})),
+    (aws.AthenaOperator, _athena.AthenaOperator, dict(query="SELECT 1", output_location="s3://b/r/")),
 ]
 
 
@@ -62,6 +64,16 @@ def test_external_id_keys():
     assert aws.GlueJobOperator.external_id_key == "glue_job_run_id"  # the official operator's own
     assert aws.BatchOperator.external_id_key == "batch_job_id"
     assert aws.EmrServerlessStartJobOperator.external_id_key == "emr_serverless_job_run_id"
+    assert aws.AthenaOperator.external_id_key == "athena_query_execution_id"  # the official one is not resumable
+
+
+def test_athena_waits_always_polls_every_sleep_time_and_honours_max_polling_attempts():
+    op = aws.AthenaOperator(task_id="a", query="SELECT 1", sleep_time=7, deferrable=True)
+    assert op.wait_for_termination and op.poll_interval_seconds == 7
+    assert op.max_polls() == 999999  # the official default when max_polling_attempts is None
+    assert aws.AthenaOperator(task_id="b", query="SELECT 1", max_polling_attempts=3).max_polls() == 3
+    mine = aws.AthenaOperator(task_id="c", query="SELECT 1", client_request_token="nightly-report")
+    assert mine.user_idempotency_token() == "nightly-report" and op.user_idempotency_token() is None
 
 
 def test_client_carries_the_rendered_queue_and_name():

@@ -1,6 +1,6 @@
 """DAGs for the AWS integration tests (run through Airflow against moto behind our fault proxy).
 
-``batch()``, ``glue()`` and ``emr()`` build one-task DAGs; a test can build an *edited* copy
+``batch()``, ``glue()``, ``emr()`` and ``athena()`` build one-task DAGs; a test can build an *edited* copy
 (same dag_id, different request), the way a redeployed DAG file is parsed between two tries.
 Resource names match ``durable_jobs.emulators.aws_env``.
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
+from airflow.providers.amazon.aws.operators.athena import AthenaOperator as OfficialAthenaOperator
 from airflow.providers.amazon.aws.operators.batch import BatchOperator as OfficialBatchOperator
 from airflow.providers.amazon.aws.operators.glue import GlueJobOperator as OfficialGlueJobOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
+from durable_jobs.operators.aws import AthenaOperator, BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))
@@ -47,6 +48,12 @@ def emr(dag_id: str, **kwargs) -> DAG:
     return _dag(dag_id, EmrServerlessStartJobOperator, **{**args, **kwargs})
 
 
+def athena(dag_id: str, *, operator=AthenaOperator, **kwargs) -> DAG:
+    args = dict(query="SELECT day, count(*) FROM sales WHERE day = DATE '{{ ds }}' GROUP BY day",
+                database="analytics", workgroup="durable-athena", sleep_time=0.2)
+    return _dag(dag_id, operator, **{**args, **kwargs})
+
+
 batch_sync = batch("aws_batch_sync")
 batch_deferrable = batch("aws_batch_deferrable", deferrable=True)
 batch_fails = batch("aws_batch_fails", job_definition="durable-job-def-fails", retries=1)
@@ -69,3 +76,12 @@ emr_deferrable = emr("aws_emr_deferrable", deferrable=True)
 emr_fails = emr("aws_emr_fails", retries=1,
                 job_driver={"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/fail.py"}})
 emr_user_token = emr("aws_emr_user_token", client_request_token="nightly-{{ ds_nodash }}")
+
+athena_sync = athena("aws_athena_sync")
+athena_deferrable = athena("aws_athena_deferrable", deferrable=True)
+athena_fails = athena("aws_athena_fails", query="SELECT * FROM fail_table", retries=1)
+athena_fails_deferrable = athena("aws_athena_fails_deferrable", query="SELECT * FROM fail_table", retries=1,
+                                 deferrable=True)
+athena_user_token = athena("aws_athena_user_token", client_request_token="nightly-report")  # not a template field
+athena_output = athena("aws_athena_output", workgroup="primary", output_location="s3://durable-athena-results/adhoc/")
+athena_official = athena("aws_athena_official", operator=OfficialAthenaOperator)
