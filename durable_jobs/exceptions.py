@@ -9,11 +9,18 @@
     │                               rather than risk a duplicate submission
     ├── JobSubmitError              the vendor refused or lost the submission
     │   └── IdempotencyKeyBurnedError  the vendor says this key can never submit again (deleted run)
-    ├── JobFailedError              the external job reached a failed/cancelled/timed-out state
-    ├── JobNotFoundError            the vendor has no job with this id (expired history, deleted)
-    └── UnknownJobStateError        the vendor reported a state missing from our state table
+    ├── JobFailedError              the external job reached a failed/cancelled/timed-out state, or no
+    │                               longer exists (deleted, history expired)
+    ├── VendorCallError             a call to the vendor failed and the fault policy gave up on it; the job
+    │   │                           may still be running (``.vendor``, ``.endpoint``, ``.job_id``, ``.fault``)
+    │   ├── VendorAuthError         401/403 or missing credentials: fails at once, naming the connection
+    │   └── PollBudgetExceededError status calls kept failing for ``[durable_jobs] poll_error_budget``
+    └── UnknownJobStateError        the vendor reported a state missing from our state table for longer
+                                    than ``[durable_jobs] unknown_state_budget``; the job is left running
 
-Each message names the argument or the record involved and says what to do.
+Each message names the vendor, the endpoint or argument, and the job or record involved, says what
+happened and what the next try will do. Messages repeat at most a few KB of anything the vendor or
+the user sent (``durable_jobs.faults.cap``).
 """
 
 from __future__ import annotations
@@ -53,8 +60,25 @@ class JobFailedError(DurableJobError):
         self.state = state
 
 
-class JobNotFoundError(DurableJobError):
-    """The vendor has no job with this id."""
+class VendorCallError(DurableJobError):
+    """A call to the vendor failed and the fault policy gave up; the job may still be running."""
+
+    def __init__(
+        self, message: str, *, vendor: str = "", endpoint: str = "", job_id: object = None, fault: object = None
+    ) -> None:
+        super().__init__(message)
+        self.vendor = vendor
+        self.endpoint = endpoint
+        self.job_id = job_id
+        self.fault = fault
+
+
+class VendorAuthError(VendorCallError):
+    """The vendor refused the connection's credentials or permissions (401/403)."""
+
+
+class PollBudgetExceededError(VendorCallError):
+    """Status calls kept failing for the whole ``poll_error_budget``."""
 
 
 class UnknownJobStateError(DurableJobError):

@@ -122,7 +122,30 @@ class Family:
 
 
 #: Options that hold for every vendor.
-CORE_CONFIG: tuple[ConfigOption, ...] = ()
+CORE_CONFIG: tuple[ConfigOption, ...] = (
+    ConfigOption(
+        "poll_error_budget", "float", "600",
+        "Seconds of failing status calls (5xx, 429, resets, timeouts, replies that are not JSON) a task bears "
+        "while it watches a job, on the synchronous and the deferrable path, before it fails the try. The job "
+        "may be running all along: the retry reconnects to it. A time, not a count of attempts.",
+        example="1800",
+    ),
+    ConfigOption(
+        "unknown_state_budget", "float", "600",
+        "Seconds a task keeps watching a job the vendor reports in a state durable-jobs' state table does not "
+        "list (a state added after this release). The job is never taken to have ended on such a state; past "
+        "the budget the try fails and the job is left running for the retry to reconnect.",
+        example="3600",
+    ),
+    ConfigOption(
+        "http_timeout_seconds", "float", "60",
+        "Seconds one HTTP call to Databricks may take (submit, status, cancel), unless the connection's "
+        "``timeout_seconds`` extra says otherwise. AWS clients keep botocore's timeouts, set as for the "
+        "official operators: ``botocore_config`` or the connection's ``config_kwargs`` extra "
+        "(``connect_timeout``, ``read_timeout``).",
+        example="30",
+    ),
+)
 
 AWS_CONFIG = (
     ConfigOption(

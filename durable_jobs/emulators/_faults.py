@@ -4,7 +4,12 @@
   can freeze time (``speed=0``) and step it exactly.
 * :class:`FaultSet` — per-route rules: ``error`` answers the status *instead of* doing the work;
   ``lose_reply`` does the work and then answers the status (the reply the client never sees);
-  ``reset`` does the work and closes the connection without a reply.
+  ``reset`` does the work and closes the connection without a reply; ``garbage`` does the work and
+  answers 200 with a body that is not JSON (a proxy's HTML page); ``slow`` does the work and sends
+  the reply ``delay`` seconds late (past a client's timeout); ``rewrite`` does the work and merges
+  ``patch`` into the JSON reply (a state the client has never seen). A rule is live for ``count``
+  matching requests after ``skip``, and, with ``seconds``, only that long after it was armed (an
+  outage of a given length).
 * :class:`HoldSet` — park the next matching request *before* or *after* the work until a test
   releases it, so a crash test can kill a real process inside an exact window.
 """
@@ -20,8 +25,13 @@ from typing import Any
 
 from durable_jobs.emulators._http import ApiError
 
-FAULT_MODES = ("error", "lose_reply", "reset")
-FAULT_FIELDS = {"path", "status", "count", "skip", "mode", "retry_after", "method", "error_code", "message"}
+FAULT_MODES = ("error", "lose_reply", "reset", "garbage", "slow", "rewrite")
+#: Modes that do the work first (the client may never learn that it was done).
+AFTER_WORK_MODES = ("lose_reply", "reset", "garbage", "slow", "rewrite")
+FAULT_FIELDS = {"path", "status", "count", "skip", "mode", "retry_after", "method", "error_code", "message",
+                "seconds", "delay", "patch"}
+#: What a ``garbage`` fault answers: what a load balancer in front of an API sends when it is unwell.
+GARBAGE_BODY = b"<html><head><title>502 Bad Gateway</title></head><body>upstream unavailable</body></html>"
 HOLD_PHASES = ("before", "after")
 
 #: Default error_code for an injected status, so error bodies look like the vendor's.
@@ -89,8 +99,12 @@ class FaultRule:
     method: str | None = None
     error_code: str | None = None
     message: str | None = None
+    seconds: float | None = None
+    delay: float = 0.0
+    patch: dict[str, Any] | None = None
     seen: int = 0
     fired: int = 0
+    armed_at: float = field(default_factory=time.monotonic)
 
     @classmethod
     def parse(cls, spec: dict[str, Any]) -> FaultRule:
@@ -101,9 +115,14 @@ class FaultRule:
         rule.status, rule.count, rule.skip = int(rule.status), int(rule.count), int(rule.skip)
         if rule.mode not in FAULT_MODES:
             raise ApiError(400, "INVALID_PARAMETER_VALUE", f"fault mode must be one of {FAULT_MODES}")
-        if not 400 <= rule.status <= 599:
+        if rule.mode in ("error", "lose_reply") and not 400 <= rule.status <= 599:
             raise ApiError(400, "INVALID_PARAMETER_VALUE", "fault status must be an HTTP error (400-599)")
-        if rule.status == 429 and rule.retry_after is None:
+        if rule.mode == "rewrite" and not isinstance(rule.patch, dict):
+            raise ApiError(400, "INVALID_PARAMETER_VALUE", "a rewrite fault needs a 'patch' object")
+        if rule.seconds is not None:
+            rule.seconds = float(rule.seconds)
+        rule.delay = float(rule.delay or 0)
+        if rule.status == 429 and "retry_after" not in spec:  # explicit null: a 429 without Retry-After
             rule.retry_after = 1
         return rule
 
@@ -111,6 +130,8 @@ class FaultRule:
         return self.path == route and (self.method is None or self.method.upper() == method)
 
     def exhausted(self) -> bool:
+        if self.seconds is not None and time.monotonic() - self.armed_at > self.seconds:
+            return True
         return self.count >= 0 and self.fired >= self.count
 
     def error(self) -> ApiError:
@@ -121,6 +142,34 @@ class FaultRule:
         code = self.error_code or FAULT_ERROR_CODES.get(self.status, "INJECTED_FAULT")
         message = self.message or f"injected fault ({self.mode}) on {self.path}"
         return ApiError(self.status, code, message, headers)
+
+    def apply_after_work(self, body: Any) -> tuple[str, Any]:
+        """What an after-work fault does to a reply: ("drop"|"garbage"|"error"|"reply", body)."""
+        if self.mode == "reset":
+            return "drop", None
+        if self.mode == "garbage":
+            return "garbage", GARBAGE_BODY
+        if self.mode == "lose_reply":
+            return "error", None
+        if self.mode == "slow":
+            time.sleep(self.delay)
+            return "reply", body
+        if self.mode == "rewrite" and isinstance(body, dict):
+            return "reply", deep_merge(body, self.patch or {})
+        return "reply", body
+
+
+def deep_merge(body: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with ``patch`` merged in (nested objects merged, a ``None`` value deletes the key)."""
+    out = dict(body)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 class FaultSet:

@@ -37,12 +37,14 @@ class ApiError(Exception):
 
 @dataclass
 class Response:
-    """What the app answers. ``drop=True`` closes the connection without any reply."""
+    """What the app answers. ``drop=True`` closes the connection without any reply; ``raw`` bytes
+    are sent as they are instead of ``body`` as JSON."""
 
     status: int = 200
     body: Any = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False
+    raw: bytes | None = None
 
 
 @dataclass
@@ -133,9 +135,10 @@ class JSONHandler(BaseHTTPRequestHandler):
             return ApiError(500, "INTERNAL_ERROR", f"emulator bug: {err!r}").response()
 
     def _write(self, response: Response) -> None:
-        payload = json.dumps(response.body).encode()
+        payload = response.raw if response.raw is not None else json.dumps(response.body).encode()
         self.send_response(response.status)
-        self.send_header("Content-Type", "application/json")
+        if "Content-Type" not in response.headers:
+            self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         for name, value in response.headers.items():
             self.send_header(name, value)

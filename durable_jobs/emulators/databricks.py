@@ -145,7 +145,8 @@ class DatabricksEmulator:
             return json.loads(json.dumps(app.config))
 
     def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        """Arm a fault rule: count, skip, mode ("error"|"lose_reply"|"reset"), retry_after, method."""
+        """Arm a fault rule: count, skip, seconds, mode ("error"|"lose_reply"|"reset"|"garbage"|"slow"|
+        "rewrite"), retry_after, delay, patch, method (see ``durable_jobs.emulators._faults``)."""
         self.app.faults.add({"path": path, "status": status, **rule})
         return {"faults": self.app.faults.describe()}
 
@@ -219,10 +220,15 @@ class DatabricksEmulator:
         held = app.holds.take(route, "after", request, run_id=run_id)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)
-        if fault is not None and fault.mode == "lose_reply":
-            return fault.error().response()
-        if fault is not None and fault.mode == "reset":
-            return Response(drop=True)
+        if fault is not None and fault.mode != "error":
+            action, body = fault.apply_after_work(response.body)
+            if action == "drop":
+                return Response(drop=True)
+            if action == "error":
+                return fault.error().response()
+            if action == "garbage":
+                return Response(200, raw=body, headers={"Content-Type": "text/html"})
+            response = Response(response.status, body, response.headers)
         return response
 
     def _handle_control(self, request: Request) -> Response:

@@ -1,7 +1,8 @@
 """The vendor-neutral job client contract and vendor state tables.
 
 A ``JobClient`` is what the checkpoint protocol needs from a vendor, and nothing more:
-submit under an idempotency key, read a status, cancel, find a job by its key, link to it.
+submit under an idempotency key, read a status, cancel, find a job by its key, link to it, and
+sort its hook's exceptions into faults (``classify``) for the shared fault policy.
 Clients are rebuilt in the triggerer from ``serialize()``, so their constructor takes only
 plain, JSON-serialisable arguments (connection id, retry settings).
 """
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from durable_jobs.exceptions import DurableJobConfigError, UnknownJobStateError
+from durable_jobs.exceptions import DurableJobConfigError
+from durable_jobs.faults import Fault, FaultKind, cap, generic_classify
 
 
 class JobPhase(str, enum.Enum):
@@ -27,6 +29,7 @@ class JobPhase(str, enum.Enum):
     SUCCEEDED = "SUCCEEDED"  # return its result
     FAILED = "FAILED"  # failed, cancelled, timed out: a retry submits a new job
     MISSING = "MISSING"  # the vendor no longer knows it (deleted, history expired)
+    UNKNOWN = "UNKNOWN"  # a state our table does not list: not an end, keep watching
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class JobStatus:
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase is not JobPhase.ACTIVE
+        return self.phase not in (JobPhase.ACTIVE, JobPhase.UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -60,17 +63,14 @@ class StateTable:
         return self.active | self.succeeded | self.failed
 
     def phase(self, state: str) -> JobPhase:
+        """The state's phase; ``UNKNOWN`` (never an end) for a state the table does not list."""
         if state in self.active:
             return JobPhase.ACTIVE
         if state in self.succeeded:
             return JobPhase.SUCCEEDED
         if state in self.failed:
             return JobPhase.FAILED
-        raise UnknownJobStateError(
-            f"{self.vendor} reported state {state!r}, which is not in durable-jobs' state table "
-            f"(known: {', '.join(sorted(self.all_states))}). Refusing to guess whether the job is "
-            "running; upgrade airflow-durable-jobs or report the new state."
-        )
+        return JobPhase.UNKNOWN
 
 
 class JobClient(ABC):
@@ -82,10 +82,36 @@ class JobClient(ABC):
     states: ClassVar[StateTable]
     #: True where ``find(key)`` scans a listing that may lag behind a fresh submission.
     find_is_eventually_consistent: ClassVar[bool] = False
+    #: The status call, as error messages name it (``GET jobs/runs/get``, ``batch:DescribeJobs``).
+    status_endpoint: ClassVar[str] = "status"
 
     @classmethod
     def classpath(cls) -> str:
         return f"{cls.__module__}.{cls.__qualname__}"
+
+    @property
+    def unit(self) -> str:
+        """What one submission creates ("run", "job", "query"), from the vendor registry."""
+        from durable_jobs import vendors
+
+        for _, service in vendors.services():
+            if service.client == self.classpath():
+                return service.unit
+        return "job"
+
+    @property
+    def submit_endpoint(self) -> str:
+        """The submit call, as error messages name it."""
+        return "submit"
+
+    @property
+    def connection_id(self) -> str | None:
+        """The Airflow connection the client uses (named in auth errors; never its secrets)."""
+        return None
+
+    def classify(self, err: BaseException) -> Fault:
+        """Sort an exception from a vendor call into a ``Fault``; vendors add their own error shapes."""
+        return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
 
     @abstractmethod
     def serialize(self) -> dict[str, Any]:

@@ -16,7 +16,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError, UnknownJobStateError
+from durable_jobs.arguments import positive_seconds
+from durable_jobs.config import http_timeout_from_config
+from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
+from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, StateTable
 
 #: Run life-cycle states (Jobs API ``state.life_cycle_state``).
@@ -39,18 +42,29 @@ RESULT_STATES = StateTable(
 MAX_TOKEN_LENGTH = 64
 
 
+#: Every life-cycle state the client knows (the fault policy's "known states").
+LIFE_CYCLE_STATES = StateTable(
+    vendor="Databricks run", active=LIFE_CYCLE_ACTIVE, succeeded=frozenset(), failed=LIFE_CYCLE_TERMINAL,
+)
+
+
 def run_phase(life_cycle_state: str, result_state: str | None) -> JobPhase:
-    """Sort a run's (life cycle, result) pair into a phase."""
+    """Sort a run's (life cycle, result) pair into a phase.
+
+    ``result_state`` is Databricks' own terminal signal ("The result state of a run. If it is not
+    available, the response won't include this field."): a run that has one has ended, whatever its
+    life-cycle state says, and only SUCCESS is success (as the official hook reads it). A life-cycle
+    state the table does not list, without a result, is ``UNKNOWN``: watched, never taken as an end.
+    """
     if life_cycle_state in LIFE_CYCLE_ACTIVE:
         return JobPhase.ACTIVE
+    if life_cycle_state == "INTERNAL_ERROR":
+        return JobPhase.FAILED
+    if result_state:
+        return JobPhase.SUCCEEDED if RESULT_STATES.phase(result_state) is JobPhase.SUCCEEDED else JobPhase.FAILED
     if life_cycle_state in LIFE_CYCLE_TERMINAL:
-        if life_cycle_state == "INTERNAL_ERROR":
-            return JobPhase.FAILED
-        return RESULT_STATES.phase(result_state or "")
-    raise UnknownJobStateError(
-        f"Databricks reported life_cycle_state {life_cycle_state!r}, which is not in durable-jobs' "
-        f"state table (known: {', '.join(sorted(LIFE_CYCLE_ACTIVE | LIFE_CYCLE_TERMINAL))})."
-    )
+        return JobPhase.FAILED  # ended without a result (SKIPPED): not a success
+    return JobPhase.UNKNOWN
 
 
 def is_burned_token_error(err: BaseException) -> bool:
@@ -69,11 +83,26 @@ def is_not_found_error(err: BaseException) -> bool:
     )
 
 
+def classify_databricks(err: BaseException) -> Fault:
+    """The Databricks hook's errors: requests/aiohttp underneath, ``http_status_code`` on its own."""
+    for cause in chain(err):
+        status = getattr(cause, "http_status_code", None)
+        if isinstance(status, int):
+            # DatabricksApiError: "Response: <body>, Status Code: <n>" — keep the body short.
+            text = str(cause).removeprefix("Response: ").rsplit(", Status Code:", 1)[0]
+            return Fault(kind_for_status(status), cap(text.strip(), 300), status)
+    found = generic_classify(err)
+    if found is not None:
+        return found
+    return Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
+
+
 class DatabricksJobClient(JobClient):
     """``runs/submit`` or ``run-now`` (``mode``) under an idempotency token."""
 
     vendor: ClassVar[str] = "Databricks"
-    states: ClassVar[StateTable] = RESULT_STATES
+    states: ClassVar[StateTable] = LIFE_CYCLE_STATES
+    status_endpoint: ClassVar[str] = "GET jobs/runs/get"
 
     def __init__(
         self,
@@ -84,6 +113,7 @@ class DatabricksJobClient(JobClient):
         retry_delay: float = 1.0,
         retry_args: Mapping[str, Any] | None = None,
         caller: str = "durable-jobs",
+        timeout_seconds: float | None = None,
     ) -> None:
         if mode not in ("submit", "run-now"):
             raise DurableJobConfigError(f"mode must be 'submit' or 'run-now', got {mode!r}")
@@ -99,28 +129,59 @@ class DatabricksJobClient(JobClient):
         self.retry_delay = retry_delay
         self.retry_args = dict(retry_args) if retry_args else None
         self.caller = caller
-        self._hook = None
-        self._ahook = None
+        if timeout_seconds is not None:
+            positive_seconds("timeout_seconds", timeout_seconds)
+        self.timeout_seconds = timeout_seconds
+        self._hook: Any = None
+        self._ahook: Any = None
 
     def serialize(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "databricks_conn_id": self.databricks_conn_id, "mode": self.mode,
             "retry_limit": self.retry_limit, "retry_delay": self.retry_delay, "caller": self.caller,
+            "timeout_seconds": self.timeout_seconds,
         }
         if self.retry_args and _is_plain(self.retry_args):
             data["retry_args"] = self.retry_args
         return data
 
-    def _make_hook(self):
+    def _make_hook(self) -> Any:
         from airflow.providers.databricks.hooks.databricks import DatabricksHook
 
-        return DatabricksHook(
+        hook = DatabricksHook(
             self.databricks_conn_id, retry_limit=self.retry_limit, retry_delay=self.retry_delay,
             retry_args=self.retry_args, caller=self.caller,
         )
+        hook.timeout_seconds = self.http_timeout(hook)  # type: ignore[assignment]  # requests/aiohttp take floats
+        return hook
+
+    def http_timeout(self, hook: Any) -> float:
+        """Seconds an HTTP call may take: ``timeout_seconds`` given to the client, else the connection's
+        ``timeout_seconds`` extra, else ``[durable_jobs] http_timeout_seconds`` (the hook's own default is
+        180 s, and it retries ``databricks_retry_limit`` times on a timeout)."""
+        if self.timeout_seconds is not None:
+            return float(self.timeout_seconds)
+        try:
+            extra = hook.databricks_conn.extra_dejson.get("timeout_seconds")
+        except Exception:  # noqa: BLE001 - no connection yet: the hook itself will say so on its first call
+            extra = None
+        if extra not in (None, ""):
+            return positive_seconds(f"connection {self.databricks_conn_id!r} extra timeout_seconds", _number(extra))
+        return http_timeout_from_config()
 
     @property
-    def hook(self):
+    def connection_id(self) -> str | None:
+        return self.databricks_conn_id
+
+    @property
+    def submit_endpoint(self) -> str:
+        return "POST jobs/run-now" if self.mode == "run-now" else "POST jobs/runs/submit"
+
+    def classify(self, err: BaseException) -> Fault:
+        return classify_databricks(err)
+
+    @property
+    def hook(self) -> Any:
         if self._hook is None:
             self._hook = self._make_hook()
         return self._hook
@@ -153,7 +214,7 @@ class DatabricksJobClient(JobClient):
         life = state.get("life_cycle_state", "")
         result = state.get("result_state") or ""
         return JobStatus(
-            phase=run_phase(life, result), state=f"{life}:{result}",
+            phase=run_phase(life, result), state=f"{life}:{result}" if result else life,
             message=state.get("state_message", "") or "", raw=run,
         )
 
@@ -162,11 +223,14 @@ class DatabricksJobClient(JobClient):
             run = self.hook.get_run(job_id)
         except Exception as err:
             if is_not_found_error(err):
-                return JobStatus(JobPhase.MISSING, "NOT_FOUND:", str(err))
+                return self._missing(err)
             raise
         return self._to_status(run)
 
-    async def _async_hook(self):
+    def _missing(self, err: BaseException) -> JobStatus:
+        return JobStatus(JobPhase.MISSING, "NOT_FOUND", self.classify(err).detail)
+
+    async def _async_hook(self) -> Any:
         if self._ahook is None:
             hook = self._make_hook()
             await hook.__aenter__()  # one aiohttp session for every poll of this client
@@ -179,7 +243,7 @@ class DatabricksJobClient(JobClient):
             run = await hook.a_get_run(job_id)
         except Exception as err:
             if is_not_found_error(err):
-                return JobStatus(JobPhase.MISSING, "NOT_FOUND:", str(err))
+                return self._missing(err)
             if getattr(err, "http_status_code", None) == 400:
                 # The async hook drops the body, so "Run N does not exist." cannot be told from a
                 # real bad request: ask once more through the sync hook, which keeps the body.
@@ -201,6 +265,13 @@ class DatabricksJobClient(JobClient):
 
     def url(self, job_id: Any) -> str | None:
         return self.hook.get_run_page_url(job_id)
+
+
+def _number(value: Any) -> Any:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def _is_plain(value: Any) -> bool:

@@ -30,7 +30,12 @@ from durable_jobs.exceptions import (
     DurableJobError,
     IdempotencyKeyBurnedError,
     JobFailedError,
+    PollBudgetExceededError,
+    UnknownJobStateError,
+    VendorAuthError,
+    VendorCallError,
 )
+from durable_jobs.faults import cap
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
 from durable_jobs.operators.checkpoint import (
     STATUS_FAILED,
@@ -41,6 +46,8 @@ from durable_jobs.operators.checkpoint import (
     stable_json,
 )
 from durable_jobs.operators.decision import Action, TryInfo, decide
+from durable_jobs.polling import JobWatch, PollPolicy
+from durable_jobs.resend import submit_once
 from durable_jobs.shims import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
@@ -147,20 +154,37 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         """Push the operator's XComs; runs on submit, reconnect and already-succeeded alike."""
 
-    def wait_for_job(self, context: Context, job_id: Any) -> None:
-        """Block until the job ends; raise ``JobFailedError`` if it did not succeed."""
+    def wait_for_job(self, context: Context, job_id: Any) -> JobStatus:
+        """Poll until the job ends, under the shared fault policy; return its terminal status.
+
+        Failed status calls and unknown states are the policy's (``durable_jobs.polling``): it raises
+        only when its budget is spent or the fault is final, and the job may then still be running.
+        """
+        client = self.job_client
+        watch = JobWatch(client, job_id, self.poll_policy(), log=self.log)
         limit, polls = self.max_polls(), 0
         while True:
-            status = self.job_client.status(job_id)
-            if status.phase is JobPhase.SUCCEEDED:
-                return
-            if status.phase is not JobPhase.ACTIVE:
-                raise self._failure(job_id, status)
-            self.log.info("%s job %s is %s", self.job_client.vendor, job_id, status.state)
+            try:
+                status = client.status(job_id)
+            except Exception as err:
+                time.sleep(watch.failed(err))
+                continue
+            final = watch.seen(status)
+            if final is not None:
+                return final
+            self.on_poll(context, job_id, status)
             polls += 1
             if limit is not None and polls >= limit:
                 self.on_poll_limit(job_id)
-            time.sleep(self.poll_interval_seconds)
+            time.sleep(watch.delay())
+
+    def poll_policy(self) -> PollPolicy:
+        """The interval (the operator's own argument) and the ``[durable_jobs]`` budgets."""
+        return PollPolicy.from_config(self.poll_interval_seconds)
+
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        """Say where an active job stands after each synchronous poll (vendors use the official lines)."""
+        self.log.info("%s %s %s is %s", self.job_client.vendor, self.job_client.unit, job_id, status.state)
 
     def max_polls(self) -> int | None:
         """Status checks before the synchronous wait gives up (None: wait until the job ends)."""
@@ -169,7 +193,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def on_poll_limit(self, job_id: Any) -> None:
         """``max_polls`` reached with the job still active: must raise."""
         raise DurableJobError(
-            f"{self.job_client.vendor} job {job_id} still active after {self.max_polls()} polls"
+            f"{self.job_client.vendor} {self.job_client.unit} {job_id} still active after {self.max_polls()} polls"
         )
 
     def job_result(self, context: Context, job_id: Any) -> Any:
@@ -179,13 +203,20 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         """What the task returns with ``wait_for_termination=False`` (the official operator's value)."""
         return None
 
-    def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
-        """Handle a failed job (for example repair it and defer again); True when handled."""
+    def on_failed_job(self, context: Context, job_id: Any, status: JobStatus) -> bool:
+        """Restart a failed job in place (for example repair it); True: wait for the same job again."""
         return False
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The error a failed or vanished job raises; vendors put the official operator's text first."""
+        return self._failure(job_id, status)
 
     def trigger_echo(self) -> dict[str, Any]:
         """Small serialisable data the trigger hands back in its event."""
         return {}
+
+    def restore_from_echo(self, echo: dict[str, Any]) -> None:
+        """Take back what ``trigger_echo`` gave the trigger (the operator is rebuilt after a deferral)."""
 
     # ----------------------------------------------------------------- helpers
     @cached_property
@@ -202,11 +233,14 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return {name: value for name, value in raw.items() if value is not None}
 
     def _failure(self, job_id: Any, status: JobStatus) -> JobFailedError:
-        return JobFailedError(
-            f"{self.job_client.vendor} job {job_id} ended {status.state}"
-            f"{': ' + status.message if status.message else ''}. A retry submits a new job.",
-            job_id=job_id, state=status.state,
-        )
+        vendor, unit = self.job_client.vendor, self.job_client.unit
+        if status.phase is JobPhase.MISSING:
+            text = (f"{vendor} {unit} {job_id} no longer exists (deleted, or its history expired)"
+                    f"{': ' + cap(status.message, 500) if status.message else ''}. A retry submits a new {unit}.")
+        else:
+            text = (f"{vendor} {unit} {job_id} ended {status.state}"
+                    f"{': ' + cap(status.message, 2000) if status.message else ''}. A retry submits a new {unit}.")
+        return JobFailedError(text, job_id=job_id, state=status.state)
 
     def _try_info(self, context: Context) -> TryInfo:
         ti = context["ti"]
@@ -327,12 +361,13 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def _submit(self, context: Context, store: Store | None, record: CheckpointRecord, *, fresh_key: bool) -> Any:
         request = self.prepare_request(context, fresh_key=fresh_key)
         key = self._key(record)
-        job_id = self.job_client.submit(request, key)
+        job_id = submit_once(self.job_client, request, key, self.poll_policy(), log=self.log)
         self._job_id = job_id
         record.id = job_id
         if store is not None:
             self._write(store, record)
-        self.log.info("Submitted %s job %s with idempotency key %s", self.job_client.vendor, job_id, key)
+        self.log.info("Submitted %s %s %s with idempotency key %s", self.job_client.vendor, self.job_client.unit,
+                      job_id, key)
         return job_id
 
     def _execute_fresh(self, context: Context) -> Any:
@@ -348,20 +383,29 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def _after_submit(self, context: Context, store: Store | None, record: CheckpointRecord, job_id: Any) -> Any:
         if not getattr(self, "wait_for_termination", True):
             self.log.info(
-                "wait_for_termination=False: %s job %s was accepted, which is not success. A sensor on "
+                "wait_for_termination=False: %s %s %s was accepted, which is not success. A sensor on "
                 "this job (or wait_for_termination=True) reports its outcome.",
-                self.job_client.vendor, job_id,
+                self.job_client.vendor, self.job_client.unit, job_id,
             )
             return self.accepted_result(context, job_id)
         if getattr(self, "deferrable", False):
             return self._defer(context, store, record, job_id)
-        try:
-            self.wait_for_job(context, job_id)
-        except Exception:
-            self._record_if_failed(store, record, job_id)
-            raise
-        self._record(store, record, STATUS_SUCCEEDED)
-        return self.job_result(context, job_id)
+        while True:
+            status = self.wait_for_job(context, job_id)
+            if status.phase is JobPhase.SUCCEEDED or not self.on_failed_job(context, job_id, status):
+                return self._finish(context, store, record, job_id, status)
+
+    def _finish(
+        self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any, status: JobStatus
+    ) -> Any:
+        """The job ended: record the outcome (so expired vendor history is not read as "never ran")."""
+        if status.phase is JobPhase.SUCCEEDED:
+            if record is not None:
+                self._record(store, record, STATUS_SUCCEEDED)
+            return self.job_result(context, job_id)
+        if record is not None:
+            self._record(store, record, STATUS_FAILED)
+        raise self.failure_error(context, job_id, status)
 
     def _record(self, store: Store | None, record: CheckpointRecord, status: str) -> None:
         """Best effort: without it the retry asks the vendor, so a failed write must not fail the task."""
@@ -372,33 +416,26 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             self._write(store, record)
         except Exception as err:
             self.log.warning(
-                "Could not record that %s job %s %s (%s); a retry will ask %s instead.",
-                self.job_client.vendor, record.id, status.lower(), err, self.job_client.vendor,
+                "Could not record that %s %s %s %s (%s); a retry will ask %s instead.",
+                self.job_client.vendor, self.job_client.unit, record.id, status.lower(), err, self.job_client.vendor,
             )
 
-    def _record_if_failed(self, store: Store | None, record: CheckpointRecord, job_id: Any) -> None:
-        """After a failed wait: record FAILED only when the job itself failed, not the API."""
-        if store is None:
-            return
+    def _defer(self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any) -> Any:
         try:
             status = self.job_client.status(job_id)
-        except Exception:
-            return
-        if status.phase in (JobPhase.FAILED, JobPhase.MISSING):
-            self._record(store, record, STATUS_FAILED)
-
-    def _defer(self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any) -> Any:
-        status = self.job_client.status(job_id)
+        except Exception as err:  # the trigger bears faults under the policy; only a final one stops here
+            JobWatch(self.job_client, job_id, self.poll_policy(), log=self.log).failed(err)
+            status = JobStatus(JobPhase.ACTIVE, "?", "status unknown at defer time")
         if status.is_terminal:
-            kind = EVENT_SUCCESS if status.phase is JobPhase.SUCCEEDED else EVENT_FAILED
-            event = {"status": kind, "job_id": job_id, "phase": status.phase.value,
-                     "state": status.state, "message": status.message, "echo": self.trigger_echo()}
-            return self.execute_complete(context, event)
-        client = self.job_client
+            if status.phase is not JobPhase.SUCCEEDED and self.on_failed_job(context, job_id, status):
+                return self._defer(context, store, record, job_id)
+            return self._finish(context, store, record, job_id, status)
+        client, policy = self.job_client, self.poll_policy()
         self.defer(
             trigger=JobTrigger(
                 client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
-                poll_interval=self.poll_interval_seconds, cancel_on_kill=self.cancel_on_kill,
+                poll_interval=policy.interval, jitter=policy.jitter, error_budget=policy.error_budget,
+                unknown_state_budget=policy.unknown_state_budget, cancel_on_kill=self.cancel_on_kill,
                 echo=self.trigger_echo(),
             ),
             method_name="execute_complete",
@@ -406,31 +443,24 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         if not isinstance(event, dict) or event.get("status") not in (EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR):
-            raise DurableJobError(f"{self.task_id}: unexpected trigger event {event!r}")
+            raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
         self._durable_ti = context.get("ti")
         job_id = event.get("job_id")
         if job_id is None:
-            raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {event!r}")
+            raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
         self._job_id = job_id
         if event["status"] == EVENT_ERROR:
-            raise DurableJobError(
-                f"Could not poll {self.job_client.vendor} job {job_id}: {event.get('message')}. The job may "
-                "still be running; the retry reconnects to it."
-            )
+            raise _error_from_event(event, self.job_client, job_id)
+        self.restore_from_echo(dict(event.get("echo") or {}))
         store = self._store(context)
         record = self._read(store) if store is not None else None
-        if event["status"] == EVENT_SUCCESS:
-            if record is not None:
-                self._record(store, record, STATUS_SUCCEEDED)
-            return self.job_result(context, job_id)
-        if self.on_failed_event(context, event):
-            return None
-        if record is not None:
-            self._record(store, record, STATUS_FAILED)
         status = JobStatus(
-            JobPhase(event.get("phase") or "FAILED"), event.get("state") or "", event.get("message") or ""
+            JobPhase(event.get("phase") or JobPhase.FAILED.value), event.get("state") or "",
+            event.get("message") or "",
         )
-        raise self._failure(job_id, status)
+        if status.phase is not JobPhase.SUCCEEDED and self.on_failed_job(context, job_id, status):
+            return self._defer(context, store, record, job_id)
+        return self._finish(context, store, record, job_id, status)
 
     # ----------------------------------------------------------------- ResumableJobMixin surface
     # The SDK's abstract methods, for code that calls them directly; execute_resumable above does
@@ -452,7 +482,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return status == JobPhase.SUCCEEDED.value
 
     def poll_until_complete(self, external_id: Any, context: Context) -> None:
-        self.wait_for_job(context, external_id)
+        status = self.wait_for_job(context, external_id)
+        if status.phase is not JobPhase.SUCCEEDED:
+            raise self.failure_error(context, external_id, status)
 
     def get_job_result(self, external_id: Any, context: Context) -> Any:
         return self.job_result(context, external_id)
@@ -467,3 +499,21 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             policy=self.cancel_on_kill, ti=getattr(self, "_durable_ti", None), job_id=job_id,
             client=self.job_client, logger=self.log,
         )
+
+
+_VENDOR_ERRORS: dict[str, type[VendorCallError]] = {
+    cls.__name__: cls for cls in (VendorCallError, VendorAuthError, PollBudgetExceededError)
+}
+
+
+def _error_from_event(event: dict[str, Any], client: JobClient, job_id: Any) -> DurableJobError:
+    """The trigger gave up under the fault policy: raise what the synchronous path would have raised."""
+    message = str(event.get("message") or "the trigger stopped watching without a reason")
+    name = event.get("error")
+    if name == UnknownJobStateError.__name__:
+        return UnknownJobStateError(message)
+    if name is None:  # a trigger from 0.1.0: its message is the raw error
+        message = (f"Could not watch {client.vendor} {client.unit} {job_id}: {cap(message, 500)}. The "
+                   f"{client.unit} may still be running; the next try reconnects to it.")
+    cls = _VENDOR_ERRORS.get(str(name), VendorCallError)
+    return cls(message, vendor=client.vendor, endpoint=client.status_endpoint, job_id=job_id)

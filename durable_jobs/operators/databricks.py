@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.databricks.hooks.databricks import RunState
 from airflow.providers.databricks.operators import databricks as _official
-from airflow.providers.databricks.utils.databricks import normalise_json_content
+from airflow.providers.databricks.utils.databricks import extract_failed_task_errors, normalise_json_content
 
+from durable_jobs.exceptions import JobFailedError
+from durable_jobs.faults import cap
+from durable_jobs.hooks.base import JobPhase, JobStatus
 from durable_jobs.hooks.databricks import DatabricksJobClient
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
@@ -40,7 +43,7 @@ class DatabricksJobRunLink(_official.DatabricksJobRunLink):
 
 
 class _DatabricksDurableMixin(DurableJobMixin):
-    """What both Databricks operators share: the client, XComs and the official poll loop."""
+    """What both Databricks operators share: the client, XComs, the official log lines and errors."""
 
     if TYPE_CHECKING:  # what both official Databricks operators define
         databricks_conn_id: str
@@ -49,6 +52,7 @@ class _DatabricksDurableMixin(DurableJobMixin):
         databricks_retry_args: dict[Any, Any] | None
         deferrable: bool
         run_id: int | None
+        polling_period_seconds: int
 
         @property
         def _hook(self) -> DatabricksHook: ...
@@ -66,26 +70,57 @@ class _DatabricksDurableMixin(DurableJobMixin):
 
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         self.run_id = job_id
-        if not self.do_xcom_push:
-            return
-        ti = context["ti"]
-        hook = self._hook
-        if self.deferrable:  # as the official deferrable path does
-            ti.xcom_push(key=XCOM_JOB_ID_KEY, value=hook.get_job_id(job_id))
-        ti.xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
-        url = self.job_client.url(job_id)
-        ti.xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=url)
-        self.log.info("View run status, Spark UI, and logs at %s", url)
+        self._run_page_url = self.job_client.url(job_id)  # one runs/get, as the official operator makes
+        if self.do_xcom_push:
+            ti = context["ti"]
+            if self.deferrable:  # as the official deferrable path does
+                ti.xcom_push(key=XCOM_JOB_ID_KEY, value=self._hook.get_job_id(job_id))
+            ti.xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
+            ti.xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=self._run_page_url)
+        self.log.info("View run status, Spark UI, and logs at %s", self._run_page_url)
 
-    def wait_for_job(self, context: Context, job_id: Any) -> None:
-        # The official loop: same logs, error messages and (run-now) repair_run behaviour.
-        self.run_id = job_id
-        _official._handle_databricks_operator_execution(
-            self, self._hook, self.log, context, announce_submission=False
-        )
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        """The official operator's lines for each poll of a running run."""
+        if status.phase is JobPhase.UNKNOWN:
+            return  # the fault policy has already said what it does about a state it does not know
+        self.log.info("%s in run state: %s", self.task_id, _run_state(status))
+        self.log.info("View run status, Spark UI, and logs at %s", getattr(self, "_run_page_url", None))
+        self.log.info("Sleeping for %s seconds.", self.polling_period_seconds)
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        if self.deferrable:
+            self.log.info("Job run completed successfully.")
+        else:
+            self.log.info("%s completed successfully.", self.task_id)
+        return None
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official operator's message first (with the failed tasks' errors), then what a retry does."""
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        run_state = _run_state(status)
+        errors: Any = []
+        if isinstance(run_state, RunState) and run_state.result_state == "FAILED":
+            try:
+                run_info = status.raw or self._hook.get_run(job_id)
+                errors = extract_failed_task_errors(self._hook, dict(run_info), run_state)
+            except Exception as err:  # noqa: BLE001 - the failure itself is what must be reported
+                self.log.warning("Could not read the failed tasks' errors of run %s: %s", job_id, cap(err, 300))
+        if self.deferrable:
+            text = f"Job run failed with terminal state: {run_state} and with the errors {errors}"
+        elif errors:
+            text = f"{self.task_id} failed with terminal state: {run_state} and with the errors {errors}"
+        else:
+            text = f"{self.task_id} failed with terminal state: {run_state} and with the error {status.message}"
+        return JobFailedError(f"{cap(text, 4000)}. A retry submits a new run.", job_id=job_id, state=status.state)
 
     def trigger_echo(self) -> dict[str, Any]:
         return {"repair_run": bool(getattr(self, "repair_run", False))}
+
+    def restore_from_echo(self, echo: dict[str, Any]) -> None:
+        # A run already repaired once (before the last deferral) is not repaired again.
+        if "repair_run" in echo and hasattr(self, "repair_run"):
+            self.repair_run = bool(echo["repair_run"])
 
 
 # type-ignore: our execute_complete takes our trigger's event (context typed as Context, event optional).
@@ -122,17 +157,17 @@ class DatabricksRunNowOperator(_DatabricksDurableMixin, _official.DatabricksRunN
         json.pop("idempotency_token", None)
         return json
 
-    def on_failed_event(self, context: Context, event: dict[str, Any]) -> bool:
+    def on_failed_job(self, context: Context, job_id: Any, status: JobStatus) -> bool:
         """``repair_run``: repair the failed run in place (same epoch, same run id) and wait again."""
-        if not (event.get("echo") or {}).get("repair_run"):
+        if not self.repair_run or status.phase is JobPhase.MISSING:
             return False
-        life, _, result = (event.get("state") or ":").partition(":")
-        run_state = RunState(life, result, event.get("message") or "")
-        if self.databricks_repair_reason_new_settings and not _official.is_repair_reason_match_exist(
-            self, run_state
+        run_state = _run_state(status)
+        if not isinstance(run_state, RunState) or (
+            self.databricks_repair_reason_new_settings
+            and not _official.is_repair_reason_match_exist(self, run_state)
         ):
             return False
-        run_id = event["job_id"]
+        run_id = job_id
         self.log.warning("Run %s ended %s; repair_run is set, repairing all failed tasks", run_id, run_state)
         self.repair_run = False
         hook = self._hook
@@ -144,6 +179,13 @@ class DatabricksRunNowOperator(_DatabricksDurableMixin, _official.DatabricksRunN
         if "job_parameters" in merged:
             repair_json["job_parameters"] = normalise_json_content(merged["job_parameters"])
         hook.repair_run(repair_json)
-        store = self._store(context)
-        self._defer(context, store, self._read(store) if store is not None else None, run_id)
         return True
+
+
+def _run_state(status: JobStatus) -> RunState | str:
+    """The official ``RunState`` of a status (its ``str`` is what the official messages show)."""
+    life, _, result = status.state.partition(":")
+    try:
+        return RunState(life, result, status.message)
+    except Exception:  # noqa: BLE001 - a life-cycle state the hook does not know either
+        return f"{status.state} ({status.message})" if status.message else status.state

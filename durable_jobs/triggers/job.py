@@ -1,46 +1,33 @@
-"""``JobTrigger``: poll any vendor's ``JobClient`` from the triggerer until the job ends.
+"""``JobTrigger``: watch any vendor's job from the triggerer until it ends.
 
-It holds only serialisable data (client classpath and kwargs, the external id, intervals) and
-rebuilds its client in the triggerer, so a triggerer restart simply starts polling again. It
-yields exactly one event. The external job is cancelled in ``on_kill`` (a user's kill), never in
+It holds only serialisable data (client classpath and kwargs, the external id, the poll policy)
+and rebuilds its client in the triggerer, so a triggerer restart simply starts watching again. It
+yields exactly one event. Failed status calls and unknown states go through the same
+:class:`~durable_jobs.polling.JobWatch` as the synchronous wait: the same budgets, backoff and
+messages on both paths. The external job is cancelled in ``on_kill`` (a user's kill), never in
 ``cleanup`` (which also runs when triggers move between triggerers or the triggerer restarts).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator
 from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
-from durable_jobs.exceptions import DurableJobConfigError
+from durable_jobs.exceptions import DurableJobError
 from durable_jobs.hooks.base import JobClient, JobPhase, load_client
+from durable_jobs.polling import DEFAULT_ERROR_BUDGET, DEFAULT_UNKNOWN_STATE_BUDGET, JobWatch, PollPolicy
 
 EVENT_SUCCESS = "success"
 EVENT_FAILED = "failed"
 EVENT_ERROR = "error"
 
 
-def validate_poll_args(
-    poll_interval: Any, max_consecutive_errors: Any, jitter: Any, *, name: str = "poll_interval"
-) -> None:
-    if not isinstance(poll_interval, (int, float)) or isinstance(poll_interval, bool) or poll_interval <= 0:
-        raise DurableJobConfigError(
-            f"{name} must be a positive number of seconds (the polling interval), got {poll_interval!r}"
-        )
-    if not isinstance(max_consecutive_errors, int) or max_consecutive_errors < 1:
-        raise DurableJobConfigError(
-            f"max_consecutive_errors must be an integer >= 1, got {max_consecutive_errors!r}"
-        )
-    if not isinstance(jitter, (int, float)) or not 0 <= jitter < 1:
-        raise DurableJobConfigError(f"jitter must be a fraction in [0, 1), got {jitter!r}")
-
-
 class JobTrigger(BaseTrigger):
-    """Poll ``client_classpath(**client_kwargs).astatus(job_id)`` every ``poll_interval`` seconds."""
+    """Ask ``client_classpath(**client_kwargs).astatus(job_id)`` every ``poll_interval`` seconds."""
 
     def __init__(
         self,
@@ -50,19 +37,24 @@ class JobTrigger(BaseTrigger):
         job_id: Any,
         poll_interval: float = 30.0,
         jitter: float = 0.1,
-        max_consecutive_errors: int = 5,
+        error_budget: float = DEFAULT_ERROR_BUDGET,
+        unknown_state_budget: float = DEFAULT_UNKNOWN_STATE_BUDGET,
         cancel_on_kill: str = "user",
         echo: dict[str, Any] | None = None,
-        run_page_url: str | None = None,  # noqa: ARG002 - in triggers serialized by 0.1.0; unused
+        **legacy: Any,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow's BaseTrigger.__init__ is unannotated
-        validate_poll_args(poll_interval, max_consecutive_errors, jitter)
+        # Rows written by 0.1.0 carry `max_consecutive_errors` (now a time budget) and `run_page_url`.
+        unknown = set(legacy) - {"max_consecutive_errors", "run_page_url"}
+        if unknown:
+            raise TypeError(f"JobTrigger got unexpected arguments {sorted(unknown)}")
+        self.policy = PollPolicy(
+            interval=poll_interval, jitter=jitter, error_budget=error_budget,
+            unknown_state_budget=unknown_state_budget,
+        )
         self.client_classpath = client_classpath
         self.client_kwargs = dict(client_kwargs)
         self.job_id = job_id
-        self.poll_interval = poll_interval
-        self.jitter = jitter
-        self.max_consecutive_errors = max_consecutive_errors
         self.cancel_on_kill = validate_policy(cancel_on_kill)
         self.echo = dict(echo or {})
         self._client: JobClient | None = None
@@ -74,9 +66,10 @@ class JobTrigger(BaseTrigger):
                 "client_classpath": self.client_classpath,
                 "client_kwargs": self.client_kwargs,
                 "job_id": self.job_id,
-                "poll_interval": self.poll_interval,
-                "jitter": self.jitter,
-                "max_consecutive_errors": self.max_consecutive_errors,
+                "poll_interval": self.policy.interval,
+                "jitter": self.policy.jitter,
+                "error_budget": self.policy.error_budget,
+                "unknown_state_budget": self.policy.unknown_state_budget,
                 "cancel_on_kill": self.cancel_on_kill,
                 "echo": self.echo,
             },
@@ -88,41 +81,33 @@ class JobTrigger(BaseTrigger):
             self._client = load_client(self.client_classpath, self.client_kwargs)
         return self._client
 
-    def _sleep_seconds(self) -> float:
-        spread = self.poll_interval * self.jitter
-        return max(0.0, self.poll_interval + random.uniform(-spread, spread))
-
     def _event(self, kind: str, **extra: Any) -> TriggerEvent:
-        payload = {
-            "status": kind, "job_id": self.job_id, "client": self.client_classpath,
-            "echo": self.echo, **extra,
-        }
+        payload = {"status": kind, "job_id": self.job_id, "client": self.client_classpath, "echo": self.echo, **extra}
         return TriggerEvent(payload)
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        errors = 0
+        watch = JobWatch(self.client, self.job_id, self.policy, log=self.log)
         try:
             while True:
                 try:
-                    status = await self.client.astatus(self.job_id)
-                    errors = 0
-                except Exception as err:  # the hook already retried 429/5xx; count what is left
-                    errors += 1
-                    self.log.warning(
-                        "Polling %s job %s failed (%d/%d in a row): %s",
-                        self.client.vendor, self.job_id, errors, self.max_consecutive_errors, err,
-                    )
-                    if errors >= self.max_consecutive_errors:
-                        yield self._event(EVENT_ERROR, phase=None, state=None, message=str(err))
-                        return
-                    await asyncio.sleep(self._sleep_seconds())
+                    try:
+                        status = await self.client.astatus(self.job_id)
+                    except Exception as err:
+                        await asyncio.sleep(watch.failed(err))
+                        continue
+                    changed = watch.changed(status)
+                    final = watch.seen(status)
+                except DurableJobError as gave_up:  # the policy's budget is spent, or the fault is final
+                    yield self._event(EVENT_ERROR, phase=None, state=None, message=str(gave_up),
+                                      error=type(gave_up).__name__)
+                    return
+                if final is None:
+                    if changed and status.phase is JobPhase.ACTIVE:
+                        self.log.info("%s %s %s is %s", self.client.vendor, self.client.unit, self.job_id, status.state)
+                    await asyncio.sleep(watch.delay())
                     continue
-                if status.phase is JobPhase.ACTIVE:
-                    self.log.info("%s job %s is %s", self.client.vendor, self.job_id, status.state)
-                    await asyncio.sleep(self._sleep_seconds())
-                    continue
-                kind = EVENT_SUCCESS if status.phase is JobPhase.SUCCEEDED else EVENT_FAILED
-                yield self._event(kind, phase=status.phase.value, state=status.state, message=status.message)
+                kind = EVENT_SUCCESS if final.phase is JobPhase.SUCCEEDED else EVENT_FAILED
+                yield self._event(kind, phase=final.phase.value, state=final.state, message=final.message)
                 return
         finally:
             await self._close()

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError, UnknownJobStateError
+from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
 from durable_jobs.hooks.base import JobPhase, load_client
 from durable_jobs.hooks.databricks import (
     LIFE_CYCLE_ACTIVE,
@@ -128,11 +128,11 @@ def test_run_phase(life, result, phase):
     assert run_phase(life, result) is phase
 
 
-def test_unknown_state_is_refused_with_a_clear_error():
-    with pytest.raises(UnknownJobStateError, match="HIBERNATING"):
-        run_phase("HIBERNATING", None)
-    with pytest.raises(UnknownJobStateError, match="MYSTERY"):
-        run_phase("TERMINATED", "MYSTERY")
+def test_unknown_life_cycle_state_is_watched_never_taken_as_an_end():
+    assert run_phase("HIBERNATING", None) is JobPhase.UNKNOWN
+    # result_state is Databricks' own signal that the run ended: only SUCCESS is success
+    assert run_phase("HIBERNATING", "SUCCESS") is JobPhase.SUCCEEDED
+    assert run_phase("TERMINATED", "MYSTERY") is JobPhase.FAILED
 
 
 def test_missing_connection_is_a_clear_error(monkeypatch):

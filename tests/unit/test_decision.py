@@ -21,7 +21,7 @@ def rec(**kw) -> CheckpointRecord:
 
 
 STATUSES = {
-    "active": JobStatus(JobPhase.ACTIVE, "RUNNING:"),
+    "active": JobStatus(JobPhase.ACTIVE, "RUNNING"),
     "ok": JobStatus(JobPhase.SUCCEEDED, "TERMINATED:SUCCESS"),
     "failed": JobStatus(JobPhase.FAILED, "TERMINATED:FAILED"),
     "missing": JobStatus(JobPhase.MISSING, "NOT_FOUND:"),

@@ -70,16 +70,29 @@ def test_a_fresh_trigger_resumes_polling_the_same_run(databricks_conn_env):
     assert databricks_conn_env.ledger()["runs_created"] == 1
 
 
-def test_gives_up_with_an_error_event_after_consecutive_poll_failures(databricks_conn_env):
+def test_gives_up_with_an_error_event_when_the_error_budget_is_spent(databricks_conn_env):
     client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
     run_id = client.submit(REQUEST, client.format_key(new_nonce()))
     databricks_conn_env.add_fault("jobs/runs/get", status=500, count=-1)
 
-    [event] = events(make_trigger(run_id, max_consecutive_errors=2, client_kwargs={**client.serialize(),
-                                                                                  "retry_limit": 1}))
+    [event] = events(make_trigger(run_id, error_budget=1.5, client_kwargs={**client.serialize(), "retry_limit": 1}))
 
-    assert event["status"] == "error" and "500" in event["message"]
+    assert event["status"] == "error" and event["error"] == "PollBudgetExceededError"
+    first_line = event["message"].splitlines()[0]
+    assert first_line.startswith(f"Databricks GET jobs/runs/get for run {run_id} kept failing for ")
+    assert "HTTP 500" in first_line and "may still be running" in first_line
     assert databricks_conn_env.ledger()["cancels"] == []
+
+
+def test_an_auth_error_ends_the_watch_at_once_naming_the_connection(databricks_conn_env):
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    databricks_conn_env.add_fault("jobs/runs/get", status=403, count=-1)
+
+    [event] = events(make_trigger(run_id, error_budget=600))
+
+    assert event["error"] == "VendorAuthError"
+    assert "HTTP 403" in event["message"] and "connection 'databricks_default'" in event["message"]
 
 
 @pytest.mark.parametrize(("policy", "cancels"), [("always", 1), ("never", 0), ("user", 0)])
@@ -121,7 +134,7 @@ def test_cancel_decision(policy, state, alive, cancel):
 @pytest.mark.parametrize(
     ("kwargs", "argument"),
     [({"poll_interval": 0}, "poll_interval must be a positive"), ({"poll_interval": "30"}, "poll_interval"),
-     ({"max_consecutive_errors": 0}, "max_consecutive_errors"), ({"jitter": 1.5}, "jitter"),
+     ({"error_budget": -1}, "error_budget"), ({"jitter": 1.5}, "jitter"),
      ({"cancel_on_kill": "sometimes"}, "cancel_on_kill")],
 )
 def test_bad_arguments_are_named(kwargs, argument):

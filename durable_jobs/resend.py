@@ -1,0 +1,66 @@
+"""Submitting under the fault policy: the same key again, never a second job.
+
+A submit that fails with a transient fault (5xx, 429, a reset, a timeout, a reply that is not JSON)
+may or may not have created the job. It is sent again only with the same idempotency key, and only
+after ``find(key)`` has said the vendor shows no job under it (tag-scan vendors look over their
+consistency window; vendors whose key makes the resend itself idempotent answer None at once). The
+resends stop when ``poll_error_budget`` is spent; the try then fails with a message naming the
+vendor, the endpoint and the key, and the next try does the same with the same key.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from durable_jobs.exceptions import IdempotencyKeyBurnedError, JobSubmitError, VendorAuthError
+from durable_jobs.faults import FaultKind
+from durable_jobs.polling import FIRST_BACKOFF, MAX_BACKOFF, PollPolicy
+
+if TYPE_CHECKING:
+    from durable_jobs.hooks.base import JobClient
+
+
+def submit_once(
+    client: JobClient, request: Mapping[str, Any], key: str, policy: PollPolicy, *, log: Any,
+    clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """``client.submit(request, key)``, resent under the same key while faults are transient."""
+    started, attempts = clock(), 0
+    vendor, endpoint, unit = client.vendor, client.submit_endpoint, client.unit
+    while True:
+        attempt_time = datetime.now(tz=timezone.utc)
+        attempts += 1
+        try:
+            return client.submit(request, key)
+        except (IdempotencyKeyBurnedError, JobSubmitError):
+            raise
+        except Exception as err:
+            fault = client.classify(err)
+            where = f"{vendor} {endpoint} under idempotency key {key}"
+            if fault.kind is FaultKind.AUTH:
+                raise VendorAuthError(
+                    f"{where} was refused ({fault}): check the credentials and permissions of connection "
+                    f"{client.connection_id!r}. Nothing was submitted.",
+                    vendor=vendor, endpoint=endpoint, fault=fault,
+                ) from err
+            elapsed = clock() - started
+            if not fault.transient:
+                raise JobSubmitError(f"{where} was rejected ({fault}).") from err
+            if elapsed > policy.error_budget:
+                raise JobSubmitError(
+                    f"{where} kept failing for {elapsed:.0f} s ({attempts} attempts; last: {fault}). If {vendor} "
+                    f"created the {unit}, the next try finds it under this key: no second {unit} is created."
+                ) from err
+            found = client.find(key, since=attempt_time)
+            if found is not None:
+                log.warning("%s failed (%s), but %s shows %s %s under the key: using it", where, fault, vendor,
+                            unit, found)
+                return found
+            wait = min(MAX_BACKOFF, FIRST_BACKOFF * 2 ** min(attempts - 1, 16))
+            if fault.retry_after is not None:
+                wait = max(wait, fault.retry_after)
+            log.warning("%s failed (%s); sending it again with the same key in %.1f s", where, fault, wait)
+            sleep(wait)

@@ -1,0 +1,85 @@
+"""The fault suite: every case of cases.py, for every vendor target, run concurrently once per session.
+
+Each cell gets its own emulator (or its own fault proxy in front of the shared moto), so faults
+armed for one cell never reach another. ``make faults`` (``DJ_FAULT_ARTIFACTS=1``) writes
+``artifacts/fault-matrix.json``, from which the docs page "When the vendor misbehaves" is rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from cases import CASES, POLL  # noqa: E402
+from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
+
+PATHS = ("sync", "deferrable")
+VENDORS = ("databricks",)
+CONCURRENCY = 12
+
+
+def cells() -> list[tuple[str, str, str, str]]:
+    """(cell id, vendor, case key, path) for the whole suite."""
+    out = []
+    for vendor in VENDORS:
+        for case in CASES:
+            for path in PATHS if case.phase == POLL else ("sync",):
+                out.append((f"{vendor}-{case.key}-{path}", vendor, case.key, path))
+    return out
+
+
+def _targets(ids: list[tuple[str, str, str, str]]):
+    from targets import DatabricksTarget
+
+    from durable_jobs.emulators.databricks import DatabricksEmulator
+
+    made, stop = {}, []
+    for cell, vendor, _, _ in ids:
+        if vendor == "databricks":
+            emulator = DatabricksEmulator().start()
+            stop.append(emulator.stop)
+            made[cell] = DatabricksTarget(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
+    return made, stop
+
+
+@pytest.fixture(scope="session")
+def fault_matrix(request: pytest.FixtureRequest) -> dict:
+    wanted = {item.callspec.params["cell_id"] for item in request.session.items
+              if getattr(item, "callspec", None) and "cell_id" in item.callspec.params}
+    chosen = [c for c in cells() if c[0] in wanted]
+    targets, stoppers = _targets(chosen)
+    saved = {k: os.environ.get(k) for k in ("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET",
+                                            "AIRFLOW__DURABLE_JOBS__UNKNOWN_STATE_BUDGET")}
+    os.environ["AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET"] = str(ERROR_BUDGET)
+    os.environ["AIRFLOW__DURABLE_JOBS__UNKNOWN_STATE_BUDGET"] = str(UNKNOWN_STATE_BUDGET)
+    for target in targets.values():
+        os.environ.update(target.conn_env())
+    by_key = {c.key: c for c in CASES}
+    try:
+        with ThreadPoolExecutor(CONCURRENCY) as pool:
+            futures = {cell: pool.submit(run_cell, targets[cell], by_key[case], path, cell)
+                       for cell, _, case, path in chosen}
+            outcomes = {cell: f.result().to_json() for cell, f in futures.items()}
+    finally:
+        for stop in stoppers:
+            stop()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    data = {"cases": [c.__dict__ for c in CASES], "cells": list(outcomes.values()),
+            "budgets": {"poll_error_budget": ERROR_BUDGET, "unknown_state_budget": UNKNOWN_STATE_BUDGET}}
+    if len(chosen) == len(cells()) and os.environ.get("DJ_FAULT_ARTIFACTS") == "1":
+        (ROOT / "artifacts" / "fault-matrix.json").write_text(json.dumps(data, indent=1) + "\n")
+    return outcomes

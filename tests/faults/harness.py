@@ -1,0 +1,117 @@
+"""Run one fault cell: a vendor target, a case, a path; return what happened, as the vendor saw it.
+
+Our real code runs against the target's emulator: the operator's synchronous wait
+(``DurableJobMixin.wait_for_job``), the trigger (``JobTrigger.run``) handed back to the operator's
+``execute_complete``, or the submit under the fault policy (``durable_jobs.resend.submit_once``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cases import SUBMIT, Case
+
+from durable_jobs.hooks.base import JobPhase
+from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.resend import submit_once
+from durable_jobs.triggers.job import JobTrigger
+
+#: The budgets the whole fault session runs with (set in the environment by the conftest).
+ERROR_BUDGET = 4.0
+UNKNOWN_STATE_BUDGET = 4.0
+#: How long a transient fault lasts when it is a time window (well inside the budgets).
+WINDOW = 2.0
+
+
+@dataclass
+class Outcome:
+    cell: str
+    vendor: str
+    case: str
+    phase: str
+    path: str
+    outcome: str = ""  # "succeeded", or the error class the task fails with
+    first_line: str = ""
+    jobs: int | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_cell(target: Any, case: Case, path: str, cell: str) -> Outcome:
+    out = Outcome(cell, target.service, case.key, case.phase, path)
+    started = time.monotonic()
+    try:
+        target.reset()
+        if case.phase == SUBMIT:
+            _submit(target, case, out)
+        else:
+            _poll(target, case, path, out)
+        out.jobs = target.jobs_created()
+    except Exception:  # the harness itself failed: the test reports it
+        out.error = traceback.format_exc(limit=6)
+    out.seconds = round(time.monotonic() - started, 2)
+    return out
+
+
+def _record_error(out: Outcome, err: BaseException) -> None:
+    out.outcome = type(err).__name__
+    out.first_line = str(err).splitlines()[0] if str(err) else ""
+
+
+def _submit(target: Any, case: Case, out: Outcome) -> None:
+    op = target.operator()
+    client = op.job_client
+    key = client.format_key(new_nonce())
+    target.arm(case.key, seconds=WINDOW)
+    try:
+        job_id = submit_once(client, target.request(op), key, op.poll_policy(), log=op.log)
+    except Exception as err:
+        _record_error(out, err)
+        return
+    status = client.status(job_id)
+    out.outcome = "succeeded" if status.phase is not JobPhase.MISSING else "missing"
+    out.notes.append(f"submit returned {job_id} ({status.state})")
+
+
+def _poll(target: Any, case: Case, path: str, out: Outcome) -> None:
+    op = target.operator(deferrable=path == "deferrable")
+    job_id = target.start(op.job_client)
+    target.arm(case.key, seconds=WINDOW)
+    if case.key == "deleted":
+        threading.Timer(0.5, target.delete, args=(job_id,)).start()
+    try:
+        if path == "sync":
+            status = op.wait_for_job({}, job_id)
+            result = op._finish({}, None, None, job_id, status)
+        else:
+            result = op.execute_complete({}, _trigger_event(op, job_id))
+    except Exception as err:
+        _record_error(out, err)
+        return
+    out.outcome = "succeeded"
+    out.notes.append(f"result {result!r}")
+
+
+def _trigger_event(op: Any, job_id: Any) -> dict[str, Any]:
+    client, policy = op.job_client, op.poll_policy()
+    trigger = JobTrigger(
+        client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
+        poll_interval=policy.interval, jitter=policy.jitter, error_budget=policy.error_budget,
+        unknown_state_budget=policy.unknown_state_budget,
+    )
+
+    async def first_event() -> dict[str, Any]:
+        async for event in trigger.run():
+            return dict(event.payload)
+        raise AssertionError("the trigger ended without an event")
+
+    return asyncio.run(first_event())
