@@ -43,10 +43,15 @@ def _vendor(data: dict[str, Any], scenario: str) -> tuple[vendors.Service, vendo
     return vendors.crash_vendor(data["scenarios"].get(scenario, {}).get("vendor", "databricks"))
 
 
+def plural(word: str) -> str:
+    """English plural of a unit ("run" → "runs", "query" → "queries")."""
+    return f"{word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in tuple("aeiou") else f"{word}s"
+
+
 def _plural(n: int | None, word: str) -> str:
     if n is None:
-        return f"? {word}s"
-    return f"{n} {word}" + ("" if n == 1 else "s")
+        return f"? {plural(word)}"
+    return f"{n} {word if n == 1 else plural(word)}"
 
 
 def mark(cell: dict[str, Any]) -> str:
@@ -94,7 +99,8 @@ def _vendors_in(data: dict[str, Any]) -> list[tuple[vendors.Service, vendors.Ope
 
 def legend(data: dict[str, Any]) -> str:
     counted = "; ".join(
-        f"{service.name} {service.unit}s created, as {service.emulator} saw them" for service, _ in _vendors_in(data)
+        f"{service.name} {plural(service.unit)} created, as {service.emulator} saw them"
+        for service, _ in _vendors_in(data)
     )
     compared = "; ".join(f"{service.name} rows `{op.official_name}`" for service, op in _vendors_in(data))
     return (

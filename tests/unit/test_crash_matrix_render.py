@@ -67,3 +67,11 @@ def test_committed_cells_of_ours_all_passed():
     data = crash_matrix.load()
     ours = [c for c in data["cells"] if c["operator"] == "ours"]
     assert ours and all(not c["deviations"] and not c["error"] for c in ours)
+
+
+def test_units_are_pluralised_as_words():
+    assert [crash_matrix.plural(w) for w in ("run", "job", "query", "day")] == ["runs", "jobs", "queries", "days"]
+    data = _data()
+    data["scenarios"]["ATHENA-W2"] = {"title": "Athena after accept", "vendor": "athena"}
+    data["cells"].append({**data["cells"][1], "scenario": "ATHENA-W2"})
+    assert "❌ 2 queries · 0 cancels" in crash_matrix.render_markdown(data)
