@@ -34,6 +34,10 @@ from dataclasses import dataclass
 MAX_ECHO = 2048
 
 
+class UnreadableReplyError(Exception):
+    """A reply without the fields its API documents (a proxy's HTML page read as ``{"message": ...}``)."""
+
+
 class FaultKind(str, enum.Enum):
     TRANSIENT = "transient"
     THROTTLED = "throttled"
@@ -141,6 +145,8 @@ def _header(headers: object, name: str) -> object:
 def generic_classify(err: BaseException) -> Fault | None:
     """Sort what the HTTP libraries under the official hooks raise; None when nothing is recognised."""
     for cause in chain(err):
+        if isinstance(cause, UnreadableReplyError):
+            return Fault(FaultKind.BAD_REPLY, cap(cause, 300))
         status, headers, body = _response_of(cause)
         if status is not None and status < 300:  # a success status whose body could not be read
             return Fault(FaultKind.BAD_REPLY, f"HTTP {status} with an unreadable reply ({cap(body or cause, 200)})")

@@ -263,11 +263,20 @@ PINS: tuple[Pin, ...] = (
     ),
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator.poll_until_complete",
-        kind=REUSED,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.wait_for_job",),
-        why="Called unbound as our synchronous wait (verbose logs, GlueJobRunStoppedError); it must "
-            "keep only waiting, never submitting or touching task_state_store.",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.failure_error", f"{_OPS_AWS}:GlueJobOperator.job_result"),
+        why="Our synchronous wait is the shared fault policy's, not this loop; its closing line, "
+            "sleep_before_return and its message for a run that ended without succeeding are copied.",
         sha256="6640ab562b377d80b074d5539df301db3218cc1637d61b655ed931783e2cc08e",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.glue:GlueJobHook._handle_state",
+        kind=COPIED,
+        used_by=(f"{_OPS_AWS}:GlueJobOperator.on_poll", f"{_OPS_AWS}:GlueJobOperator.failure_error"),
+        why="The official poll loop's per-poll line, its verbose CloudWatch log printing and its "
+            "FAILED/TIMEOUT message (\"Exiting Job ... Run State: ...\") are copied into our policy's loop.",
+        sha256="d83aadc785fa26ce866b33bc90e982e8761b3afb60ee93d4c1ca804a9e28faf4",
         pinned="apache-airflow-providers-amazon==9.39.0",
     ),
     # ------------------------------------------------------------------ EMR Serverless

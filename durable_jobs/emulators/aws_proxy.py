@@ -10,6 +10,11 @@ path or ``X-Amz-Target`` (``athena:StartQueryExecution``), and forwards it, unle
 * ``fault(op, mode="lose_reply")`` — forward (the job is created), then answer the error: the reply
   the client never sees;
 * ``fault(op, mode="reset")`` — forward, then close the connection without a reply;
+* ``fault(op, mode="garbage")`` — forward, then answer 200 with a body that is not JSON (a load
+  balancer's HTML page); ``mode="slow", delay=s`` — forward, answer ``s`` seconds late (past a
+  client's ``read_timeout``); ``mode="rewrite", rewrite=f`` — forward, answer ``f(reply JSON)`` (a
+  state no client has seen); ``seconds=`` limits any rule to that long after it was armed (an outage
+  of a given length); ``retry_after=`` adds the header to an error;
 * ``lag(seconds)`` — list operations (Batch ``ListJobs``, Glue ``GetJobRuns``, EMR Serverless
   ``ListJobRuns``) leave out jobs created through the proxy less than ``seconds`` ago: a listing
   that has not caught up;
@@ -28,6 +33,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -57,7 +63,8 @@ _BATCH_ACTIONS = {
     "submitjob": "SubmitJob", "describejobs": "DescribeJobs", "listjobs": "ListJobs",
     "terminatejob": "TerminateJob", "canceljob": "CancelJob",
 }
-FAULT_MODES = ("error", "lose_reply", "reset")
+FAULT_MODES = ("error", "lose_reply", "reset", "garbage", "slow", "rewrite")
+GARBAGE_BODY = b"<html><head><title>502 Bad Gateway</title></head><body>upstream unavailable</body></html>"
 
 
 def operation_of(method: str, path: str, headers: Any) -> str:
@@ -89,10 +96,17 @@ class Fault:
     message: str = ""
     count: int = 1
     skip: int = 0
+    seconds: float | None = None
+    delay: float = 0.0
+    rewrite: Callable[[Any], Any] | None = None
+    retry_after: float | None = None
     seen: int = 0
     fired: int = 0
+    armed_at: float = field(default_factory=time.monotonic)
 
     def take(self) -> bool:
+        if self.seconds is not None and time.monotonic() - self.armed_at > self.seconds:
+            return False
         if self.count >= 0 and self.fired >= self.count:
             return False
         self.seen += 1
@@ -158,12 +172,17 @@ class AwsFaultProxy:
 
     # ----------------------------------------------------------------- controls
     def fault(self, op: str, *, mode: str = "error", status: int = 500, code: str | None = None,
-              message: str = "", count: int = 1, skip: int = 0) -> Fault:
+              message: str = "", count: int = 1, skip: int = 0, seconds: float | None = None,
+              delay: float = 0.0, rewrite: Callable[[Any], Any] | None = None,
+              retry_after: float | None = None) -> Fault:
         if mode not in FAULT_MODES:
             raise ValueError(f"mode must be one of {FAULT_MODES}")
+        if mode == "rewrite" and rewrite is None:
+            raise ValueError("a rewrite fault needs rewrite=<function of the reply's JSON>")
         if code is None:
             code = "ThrottlingException" if status in (400, 429) else "InternalServerException"
-        rule = Fault(op, mode, status, code, message or f"injected {mode} on {op}", count, skip)
+        rule = Fault(op, mode, status, code, message or f"injected {mode} on {op}", count, skip, seconds, delay,
+                     rewrite, retry_after)
         with self._lock:
             self._faults.append(rule)
         return rule
@@ -320,7 +339,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.mode == "reset":
             self.close_connection = True
             return
-        if fault is not None:  # lose_reply: the work is done, the client sees an error
+        if fault is not None and fault.mode == "garbage":
+            self._send_raw(200, GARBAGE_BODY, "text/html")
+            return
+        if fault is not None and fault.mode == "slow":
+            time.sleep(fault.delay)
+        elif fault is not None and fault.mode == "rewrite" and fault.rewrite is not None:
+            payload = json.dumps(fault.rewrite(json.loads(payload))).encode()
+        elif fault is not None:  # lose_reply: the work is done, the client sees an error
             self._send_error(op, fault)
             return
         self.send_response(status)
@@ -347,11 +373,20 @@ class _Handler(BaseHTTPRequestHandler):
         service = op.split(":")[0]
         payload = json.dumps({"__type": fault.code, "message": fault.message, "Message": fault.message}).encode()
         self.send_response(fault.status)
+        if fault.retry_after is not None:
+            self.send_header("Retry-After", str(int(fault.retry_after)))
         if service in JSON_11_SERVICES:
             self.send_header("Content-Type", "application/x-amz-json-1.1")
         else:
             self.send_header("Content-Type", "application/json")
             self.send_header("x-amzn-ErrorType", fault.code)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _send_raw(self, status: int, payload: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)

@@ -82,7 +82,7 @@ class AthenaJobClient(AwsJobClient):
 
     def _submit_once(self, request: Mapping[str, Any], key: str, *, tag: bool) -> str:
         response = self.submit_client.start_query_execution(**{**request, "ClientRequestToken": key})
-        return str(response["QueryExecutionId"])
+        return str(self.field(response, "QueryExecutionId", "StartQueryExecution"))
 
     def _scan(self, key: str, since: datetime | None) -> None:
         return None
@@ -103,7 +103,7 @@ class AthenaJobClient(AwsJobClient):
             if is_not_found(err):
                 return self.missing(job_id, err)
             raise
-        return self._to_status(response.get("QueryExecution") or {})
+        return self._to_status(self.field(response, "QueryExecution", "GetQueryExecution") or {})
 
     async def astatus(self, job_id: Any) -> JobStatus:
         client = await self._async_client()
@@ -113,7 +113,7 @@ class AthenaJobClient(AwsJobClient):
             if is_not_found(err):
                 return self.missing(job_id, err)
             raise
-        return self._to_status(response.get("QueryExecution") or {})
+        return self._to_status(self.field(response, "QueryExecution", "GetQueryExecution") or {})
 
     async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
         """``BatchGetQueryExecution``, 50 ids a call. An id Athena leaves unprocessed is asked alone
@@ -124,7 +124,7 @@ class AthenaJobClient(AwsJobClient):
         for start in range(0, len(ids), BATCH_GET_LIMIT):
             chunk = ids[start:start + BATCH_GET_LIMIT]
             response = await client.batch_get_query_execution(QueryExecutionIds=chunk)
-            for execution in response.get("QueryExecutions") or []:
+            for execution in self.field(response, "QueryExecutions", "BatchGetQueryExecution") or []:
                 result[execution.get("QueryExecutionId")] = self._to_status(execution)
             for job_id in chunk:
                 if job_id not in result:

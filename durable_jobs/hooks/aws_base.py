@@ -229,7 +229,7 @@ class AwsJobClient(JobClient):
         refused credentials → auth; 5xx, resets and timeouts → transient; other codes → rejected."""
         from botocore.exceptions import NoCredentialsError
 
-        from durable_jobs.faults import Fault, FaultKind, cap, generic_classify
+        from durable_jobs.faults import Fault, FaultKind, cap, generic_classify, retry_after_seconds
 
         code, status = error_code(err), http_status(err)
         if code or status is not None:
@@ -241,12 +241,27 @@ class AwsJobClient(JobClient):
                 kind = FaultKind.TRANSIENT
             else:
                 kind = FaultKind.REJECTED
-            return Fault(kind, cap(f"{code or type(err).__name__}: {err}", 300), status)
+            headers = ((getattr(err, "response", None) or {}).get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
+            return Fault(kind, cap(f"{code or type(err).__name__}: {err}", 300), status,
+                         retry_after_seconds(headers.get("retry-after")))
         if isinstance(err, NoCredentialsError):
             return Fault(FaultKind.AUTH, str(err))
         if is_retryable(err):  # a dropped connection, a read timeout, no endpoint
             return Fault(FaultKind.TRANSIENT, cap(f"{type(err).__name__}: {err}", 300))
         return generic_classify(err) or Fault(FaultKind.REJECTED, cap(f"{type(err).__name__}: {err}", 300))
+
+    def field(self, response: Mapping[str, Any], name: str, operation: str) -> Any:
+        """``response[name]``; a reply without it is unreadable, never "no job".
+
+        botocore turns a body that is not JSON into ``{"message": <body>}`` without an error, so a load
+        balancer's HTML page would otherwise read as an empty job list or a missing id.
+        """
+        from durable_jobs.faults import UnreadableReplyError, cap
+
+        if name not in response:
+            shown = response.get("message") or {k: v for k, v in response.items() if k != "ResponseMetadata"}
+            raise UnreadableReplyError(f"{self.vendor} {operation} answered without {name!r}: {cap(shown, 200)}")
+        return response[name]
 
     # ------------------------------------------------------------------ submit
     def format_key(self, nonce: str, user_token: str | None = None) -> str:

@@ -82,7 +82,7 @@ class BatchJobClient(AwsJobClient):
         if not args.get("tags"):
             args.pop("tags", None)
         response = self.submit_client.submit_job(**args)
-        return response["jobId"]
+        return self.field(response, "jobId", "SubmitJob")
 
     # ------------------------------------------------------------------ find
     def _scan(self, key: str, since: datetime | None) -> str | None:
@@ -119,12 +119,12 @@ class BatchJobClient(AwsJobClient):
         return JobStatus(JobPhase.MISSING, "NOT_FOUND", f"AWS Batch has no job {job_id}")
 
     def status(self, job_id: Any) -> JobStatus:
-        return self._to_status(job_id, self.client.describe_jobs(jobs=[job_id]).get("jobs", []))
+        return self._to_status(job_id, self.field(self.client.describe_jobs(jobs=[job_id]), "jobs", "DescribeJobs"))
 
     async def astatus(self, job_id: Any) -> JobStatus:
         client = await self._async_client()
         response = await client.describe_jobs(jobs=[job_id])
-        return self._to_status(job_id, response.get("jobs", []))
+        return self._to_status(job_id, self.field(response, "jobs", "DescribeJobs"))
 
     async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
         """``DescribeJobs`` takes 100 ids a call: one request per hundred jobs."""
@@ -133,7 +133,7 @@ class BatchJobClient(AwsJobClient):
         result: dict[Any, JobStatus] = {}
         for start in range(0, len(ids), DESCRIBE_BATCH):
             chunk = ids[start:start + DESCRIBE_BATCH]
-            jobs = (await client.describe_jobs(jobs=chunk)).get("jobs", [])
+            jobs = self.field(await client.describe_jobs(jobs=chunk), "jobs", "DescribeJobs")
             result.update({i: self._to_status(i, jobs) for i in chunk})
         return result
 

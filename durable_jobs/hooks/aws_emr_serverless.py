@@ -81,7 +81,7 @@ class EmrServerlessJobClient(AwsJobClient):
             args["tags"], _ = merge_tags(args.get("tags"), key, limit=MAX_TAGS)
         if not args.get("tags"):
             args.pop("tags", None)
-        return self.submit_client.start_job_run(**args)["jobRunId"]
+        return self.field(self.submit_client.start_job_run(**args), "jobRunId", "StartJobRun")
 
     def _scan(self, key: str, since: datetime | None) -> str | None:
         request: dict[str, Any] = {"applicationId": self.application_id}
@@ -98,7 +98,7 @@ class EmrServerlessJobClient(AwsJobClient):
         return None
 
     def _to_status(self, response: Mapping[str, Any]) -> JobStatus:
-        run = response.get("jobRun") or {}
+        run = self.field(response, "jobRun", "GetJobRun") or {}
         return self._status_from(run.get("state", ""), run.get("stateDetails", ""), run)
 
     def status(self, job_id: Any) -> JobStatus:

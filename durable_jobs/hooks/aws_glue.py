@@ -51,7 +51,7 @@ class GlueJobClient(AwsJobClient):
         args = dict(request)
         args["JobName"] = args.get("JobName") or self.job_name
         args["Arguments"] = {**(args.get("Arguments") or {}), KEY_ARGUMENT: key}
-        return self.submit_client.start_job_run(**args)["JobRunId"]
+        return self.field(self.submit_client.start_job_run(**args), "JobRunId", "StartJobRun")
 
     def _scan(self, key: str, since: datetime | None) -> str | None:
         floor = _aware(since) - CLOCK_SKEW if since is not None else None
@@ -73,7 +73,7 @@ class GlueJobClient(AwsJobClient):
         return None
 
     def _to_status(self, response: Mapping[str, Any]) -> JobStatus:
-        run = response.get("JobRun") or {}
+        run = self.field(response, "JobRun", "GetJobRun") or {}
         return self._status_from(run.get("JobRunState", ""), run.get("ErrorMessage", ""), run)
 
     def status(self, job_id: Any) -> JobStatus:

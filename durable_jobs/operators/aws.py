@@ -28,6 +28,7 @@ Differences from the official operators, on purpose:
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +42,12 @@ from airflow.providers.amazon.aws.operators import glue as _glue
 from airflow.providers.amazon.aws.utils import trim_none_values
 
 from durable_jobs.exceptions import JobFailedError
+from durable_jobs.faults import cap
 from durable_jobs.hooks.aws_athena import AthenaJobClient
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
-from durable_jobs.hooks.base import JobStatus
+from durable_jobs.hooks.base import JobPhase, JobStatus
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
@@ -157,12 +159,30 @@ class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
         self._job_run_id = None  # let the official helper push the XCom and link again on this try
         self._set_job_run_id(context, job_id)
 
-    def wait_for_job(self, context: Context, job_id: Any) -> JobStatus:
-        # The official loop: same logs (verbose), same error (GlueJobRunStoppedError); it returns on success.
-        _glue.GlueJobOperator.poll_until_complete(self, job_id, context)
-        return self.job_client.status(job_id)
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        """The official loop's lines (``GlueJobHook.job_completion``), and its CloudWatch logs when verbose."""
+        if self.verbose:
+            if getattr(self, "_log_tokens", None) is None:
+                self._log_tokens = self.hook.LogContinuationTokens()
+            self.hook.print_job_logs(job_name=self.job_name, run_id=job_id, continuation_tokens=self._log_tokens)
+        self.log.info("Polling for AWS Glue Job %s current run state with status %s", self.job_name, status.state)
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        # The official texts: FAILED/TIMEOUT from the hook's loop, any other end from poll_until_complete.
+        if status.state in ("FAILED", "TIMEOUT"):
+            text = f"Exiting Job {job_id} Run State: {status.state}"
+        else:
+            text = (f"Glue job run {job_id} for job {self.job_name} ended in state {status.state!r} "
+                    "instead of succeeding")
+        detail = f" ({cap(status.message, 2000)})" if status.message else ""
+        return JobFailedError(f"{text}{detail}. A retry submits a new job run.", job_id=job_id, state=status.state)
 
     def job_result(self, context: Context, job_id: Any) -> Any:
+        self.log.info("AWS Glue Job: %s status: SUCCEEDED. Run Id: %s", self.job_name, job_id)
+        if not self.deferrable and self.sleep_before_return:
+            time.sleep(self.sleep_before_return)
         return job_id
 
 
@@ -324,9 +344,12 @@ class AthenaOperator(_AwsDurableMixin, _athena.AthenaOperator):
 
     def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
         """The official message first, with the reason Athena gives (``StateChangeReason``)."""
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
         return JobFailedError(
             f"Final state of Athena job is {status.state}, query_execution_id is {job_id}. "
-            f"Error: {status.message or None}. A retry starts a new query.", job_id=job_id, state=status.state,
+            f"Error: {cap(status.message, 2000) or None}. A retry starts a new query.", job_id=job_id,
+            state=status.state,
         )
 
     def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:

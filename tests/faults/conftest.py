@@ -24,8 +24,9 @@ from cases import CASES, POLL  # noqa: E402
 from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 
 PATHS = ("sync", "deferrable")
-VENDORS = ("databricks",)
-CONCURRENCY = 12
+#: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
+VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena")
+CONCURRENCY = 16
 
 
 def cells() -> list[tuple[str, str, str, str]]:
@@ -39,16 +40,27 @@ def cells() -> list[tuple[str, str, str, str]]:
 
 
 def _targets(ids: list[tuple[str, str, str, str]]):
-    from targets import DatabricksTarget
+    from targets import AwsTarget, DatabricksTarget
 
     from durable_jobs.emulators.databricks import DatabricksEmulator
 
     made, stop = {}, []
+    aws_env = None
     for cell, vendor, _, _ in ids:
         if vendor == "databricks":
             emulator = DatabricksEmulator().start()
             stop.append(emulator.stop)
             made[cell] = DatabricksTarget(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
+            continue
+        if aws_env is None:
+            from durable_jobs.emulators.aws_env import AwsTestEnv
+
+            aws_env = AwsTestEnv(consistency_seconds=1.0).start()
+        target = AwsTarget(aws_env, vendor, cell)
+        stop.append(target.stop)
+        made[cell] = target
+    if aws_env is not None:
+        stop.append(aws_env.stop)
     return made, stop
 
 

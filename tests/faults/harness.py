@@ -8,7 +8,6 @@ Our real code runs against the target's emulator: the operator's synchronous wai
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -87,7 +86,7 @@ def _poll(target: Any, case: Case, path: str, out: Outcome) -> None:
     job_id = target.start(op.job_client)
     target.arm(case.key, seconds=WINDOW)
     if case.key == "deleted":
-        threading.Timer(0.5, target.delete, args=(job_id,)).start()
+        target.delete(job_id)
     try:
         if path == "sync":
             status = op.wait_for_job({}, job_id)

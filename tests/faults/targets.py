@@ -66,7 +66,7 @@ class DatabricksTarget:
             "server-error": dict(path=get, status=503, count=-1, seconds=seconds),
             "reset": dict(path=get, mode="reset", count=3),
             "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
-            "not-json": dict(path=get, mode="garbage", count=3),
+            "not-json": dict(path=get, mode="garbage", count=2),
             "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds,
                                   patch={"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}),
             "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1,
@@ -91,3 +91,159 @@ class DatabricksTarget:
         # runs/delete refuses an active run (Jobs API: "Deletes a non-active run"); what makes a run
         # vanish under a watcher is its history being purged: the emulator's expire().
         self.emu.expire(job_id)
+
+
+# ---------------------------------------------------------------------------------------------- AWS
+def _unknown_state(service: str) -> Any:
+    """A rewrite of the service's status reply that reports a state no table lists."""
+    def rewrite(body: dict[str, Any]) -> dict[str, Any]:
+        if service == "batch":
+            for job in body.get("jobs", []):
+                job["status"] = "HIBERNATING"
+        elif service == "glue":
+            body.get("JobRun", {})["JobRunState"] = "HIBERNATING"
+        elif service == "emr_serverless":
+            body.get("jobRun", {})["state"] = "HIBERNATING"
+        elif service == "athena":
+            body.get("QueryExecution", {}).setdefault("Status", {})["State"] = "HIBERNATING"
+        return body
+    return rewrite
+
+
+def _vanished(body: dict[str, Any]) -> dict[str, Any]:
+    """DescribeJobs for an id Batch does not know: an empty list (AWS Batch API reference)."""
+    return {**body, "jobs": []}
+
+
+class AwsTarget:
+    """One AWS service behind a fault proxy of its own, in front of the session's shared moto.
+
+    moto's state is process-wide, so a target never resets it: each cell's jobs are the ones its
+    own proxy saw created. The connection sets botocore's timeouts through the ``config_kwargs``
+    extra, as a user of the official AWS hooks would.
+    """
+
+    OPS = {
+        "batch": ("batch:SubmitJob", "batch:DescribeJobs"),
+        "glue": ("glue:StartJobRun", "glue:GetJobRun"),
+        "emr_serverless": ("emr-serverless:StartJobRun", "emr-serverless:GetJobRun"),
+        "athena": ("athena:StartQueryExecution", "athena:GetQueryExecution"),
+    }
+    #: what each service answers for an id it does not know (its API reference)
+    MISSING = {
+        "glue": dict(status=400, code="EntityNotFoundException", message="Job run not found"),
+        "emr_serverless": dict(status=404, code="ResourceNotFoundException", message="Job run not found"),
+        "athena": dict(status=400, code="InvalidRequestException", message="QueryExecution was not found"),
+    }
+
+    def __init__(self, env: Any, service: str, cell: str):
+        from durable_jobs.emulators.aws_proxy import AwsFaultProxy
+
+        self.env = env
+        self.service = service
+        self.cell = cell
+        self.conn_id = f"aws_{cell.replace('-', '_')}"
+        self.proxy = AwsFaultProxy(env.moto.url).start()
+        self.submit_op, self.status_op = self.OPS[service]
+        self.name = f"faults-{cell}"
+        if service == "glue":
+            env.client("glue", direct=True).create_job(
+                Name=self.name, Role="durable-jobs-role", MaxCapacity=2, ExecutionProperty={"MaxConcurrentRuns": 50},
+                Command={"Name": "glueetl", "ScriptLocation": "s3://durable-bucket/scripts/etl.py"},
+            )
+
+    def stop(self) -> None:
+        self.proxy.stop()
+
+    def conn_env(self) -> dict[str, str]:
+        from durable_jobs.emulators.aws_env import REGION
+
+        extra = {"region_name": REGION, "endpoint_url": self.proxy.url,
+                 "config_kwargs": {"read_timeout": TIMEOUT, "connect_timeout": TIMEOUT}}
+        conn = {"conn_type": "aws", "login": "testing", "password": "testing", "extra": extra}
+        return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
+
+    def reset(self) -> None:
+        self.proxy.clear()
+
+    # ------------------------------------------------------------------ our code, pointed here
+    def operator(self, **kwargs: Any):
+        from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+        from durable_jobs.operators import aws
+
+        common = dict(task_id="faults", aws_conn_id=self.conn_id, **kwargs)
+        if self.service == "batch":
+            return aws.BatchOperator(job_name=self.name, job_queue=JOB_QUEUE, job_definition=JOB_DEFINITION,
+                                     poll_interval=0.2, **common)
+        if self.service == "glue":
+            return aws.GlueJobOperator(job_name=self.name, job_poll_interval=0.2, waiter_delay=0.2, **common)
+        if self.service == "emr_serverless":
+            return aws.EmrServerlessStartJobOperator(
+                application_id=self.env.application_id, execution_role_arn=ROLE_ARN, waiter_delay=1,
+                waiter_max_attempts=1000, name=self.name,
+                job_driver={"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}, **common)
+        return aws.AthenaOperator(query=f"SELECT 1 -- {self.name}", workgroup=ATHENA_WORKGROUP, sleep_time=0.2,
+                                  **common)
+
+    def request(self, op: Any) -> dict[str, Any]:
+        from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+
+        if self.service == "batch":
+            return {"jobName": self.name, "jobQueue": JOB_QUEUE, "jobDefinition": JOB_DEFINITION}
+        if self.service == "glue":
+            return {"JobName": self.name, "Arguments": {}}
+        if self.service == "emr_serverless":
+            return {"applicationId": self.env.application_id, "executionRoleArn": ROLE_ARN, "name": self.name,
+                    "jobDriver": {"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}}
+        return {"QueryString": f"SELECT 1 -- {self.name}", "WorkGroup": ATHENA_WORKGROUP}
+
+    def start(self, client: JobClient) -> Any:
+        return client.submit(self.request(None), client.format_key(new_nonce()))
+
+    def jobs_created(self) -> int:
+        return len(self.proxy.jobs_created(self.submit_op))
+
+    # ------------------------------------------------------------------ faults
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        p, get, submit = self.proxy, self.status_op, self.submit_op
+        if case == "throttled-retry-after":
+            rule = p.throttle(get, count=2)
+            rule.retry_after = 1
+        elif case == "throttled":
+            p.throttle(get, count=3)
+        elif case == "server-error":
+            p.fault(get, status=503, code="ServiceUnavailableException", count=-1, seconds=seconds)
+        elif case == "reset":
+            p.fault(get, mode="reset", count=3)
+        elif case == "timeout":
+            p.fault(get, mode="slow", delay=SLOW, count=2)
+        elif case == "not-json":
+            p.fault(get, mode="garbage", count=2)
+        elif case == "unknown-state":
+            p.fault(get, mode="rewrite", rewrite=_unknown_state(self.service), count=-1, seconds=seconds)
+        elif case == "unknown-state-too-long":
+            p.fault(get, mode="rewrite", rewrite=_unknown_state(self.service), count=-1)
+        elif case == "outage":
+            p.fault(get, status=503, code="ServiceUnavailableException", count=-1)
+        elif case == "auth":
+            p.deny(get, f"{get}", count=-1)
+        elif case == "submit-throttled":
+            p.throttle(submit, count=2)
+        elif case == "submit-lost-reply":
+            p.fault(submit, mode="lose_reply", status=500, count=2)
+        elif case == "submit-reset":
+            p.fault(submit, mode="reset", count=1)
+        elif case == "submit-timeout":
+            p.fault(submit, mode="slow", delay=SLOW, count=1)
+        elif case == "submit-not-json":
+            p.fault(submit, mode="garbage", count=1)
+        elif case == "submit-auth":
+            p.deny(submit, submit, count=-1)
+        elif case != "deleted":
+            raise KeyError(case)
+
+    def delete(self, job_id: Any) -> None:
+        if self.service == "batch":
+            self.proxy.fault(self.status_op, mode="rewrite", rewrite=_vanished, count=-1)
+        else:
+            self.proxy.fault(self.status_op, count=-1, **self.MISSING[self.service])
