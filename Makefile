@@ -7,7 +7,7 @@ EXTRAS ?= databricks,amazon,docs,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-unit test-integration crash crash-ci lint docs constraints clean compat compat-constraints
+.PHONY: venv demo test check test-unit test-integration crash crash-ci faults lint docs constraints clean compat compat-constraints
 
 venv: $(STAMP)
 
@@ -21,11 +21,17 @@ $(STAMP):
 demo: venv
 	$(BIN)/durable-jobs demo
 
-# The whole suite: unit, integration (Airflow runs the DAGs against the emulators), lint, docs
-# build, the crash suite (real Airflow processes killed by PID), then the Airflow 3.2/2.11 job.
-test: venv
+# The whole suite: static checks (ruff, mypy), unit, integration (Airflow runs the DAGs against the
+# emulators), the fault suite, lint, docs build, the crash suite (real Airflow processes killed by
+# PID), then the Airflow 3.2/2.11 job.
+test: venv check
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 	$(MAKE) compat
+
+# Static checks: ruff (with import sorting) and mypy (strict on the protocol modules; pyproject.toml).
+check: venv
+	$(BIN)/ruff check durable_jobs tools tests docs/_ext example_dags
+	$(BIN)/mypy
 
 test-unit: venv
 	$(BIN)/python -m pytest -q tests/unit
@@ -39,6 +45,10 @@ docs: venv
 # Real Airflow processes killed by PID (tests/crash); writes artifacts/crash-matrix.json and .md.
 crash: venv
 	DJ_CRASH=all DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
+
+# Every vendor x every fault case (tests/faults); writes artifacts/fault-matrix.json (the docs' table).
+faults: venv
+	DJ_FAULT_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/faults
 
 crash-ci: venv
 	DJ_CRASH=ci $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash

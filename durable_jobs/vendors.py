@@ -208,23 +208,25 @@ FAMILIES: tuple[Family, ...] = (
                 ),
             ),
             Service(
-                key="glue", name="AWS Glue", tags=("aws",),
+                key="glue", name="AWS Glue", tags=("aws",), unit="job run",
                 doc_url="https://docs.aws.amazon.com/glue/latest/dg/aws-glue-api-jobs-runs.html",
                 client="durable_jobs.hooks.aws_glue.GlueJobClient",
                 emulator="moto behind our fault proxy",
                 operators=(
                     Operator("GlueJobOperator", "durable_jobs.operators.aws", f"{_AWS}.glue.GlueJobOperator",
-                             "none in the API: `--durable_jobs_key` job argument, found with `GetJobRuns`"),
+                             "none in the API: `--durable_jobs_key` job argument, found with `GetJobRuns`",
+                             crash="glue"),
                 ),
             ),
             Service(
-                key="emr_serverless", name="Amazon EMR Serverless", tags=("aws",),
+                key="emr_serverless", name="Amazon EMR Serverless", tags=("aws",), unit="job run",
                 doc_url="https://docs.aws.amazon.com/emr-serverless/latest/APIReference/Welcome.html",
                 client="durable_jobs.hooks.aws_emr_serverless.EmrServerlessJobClient",
                 emulator="moto behind our fault proxy",
                 operators=(
                     Operator("EmrServerlessStartJobOperator", "durable_jobs.operators.aws",
-                             f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag"),
+                             f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag",
+                             crash="emr_serverless"),
                 ),
             ),
             Service(

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_jobs.arguments import flag, positive_seconds
 from durable_jobs.cancel import cancel_from_worker, validate_policy
@@ -67,6 +67,7 @@ else:
     _Operator = object
 
 CHECKPOINT_SUFFIX = "_durable"
+_T = TypeVar("_T")
 #: What ``task_state_store`` is to us: get / set (with ``retention``).
 Store = Any
 
@@ -177,6 +178,16 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             if limit is not None and polls >= limit:
                 self.on_poll_limit(job_id)
             time.sleep(watch.delay())
+
+    def call_vendor(self, job_id: Any, call: Callable[[], _T]) -> _T:
+        """A vendor call besides the status poll (a job's link or parent id for an XCom), under the same
+        fault policy: a transient fault right after a submit must not fail a try whose job is fine."""
+        watch = JobWatch(self.job_client, job_id, self.poll_policy(), log=self.log)
+        while True:
+            try:
+                return call()
+            except Exception as err:
+                time.sleep(watch.failed(err))
 
     def poll_policy(self) -> PollPolicy:
         """The interval (the operator's own argument) and the ``[durable_jobs]`` budgets."""

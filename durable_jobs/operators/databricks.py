@@ -70,11 +70,12 @@ class _DatabricksDurableMixin(DurableJobMixin):
 
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         self.run_id = job_id
-        self._run_page_url = self.job_client.url(job_id)  # one runs/get, as the official operator makes
+        # one runs/get, as the official operator makes (under the fault policy: the run is fine)
+        self._run_page_url = self.call_vendor(job_id, lambda: self.job_client.url(job_id))
         if self.do_xcom_push:
             ti = context["ti"]
             if self.deferrable:  # as the official deferrable path does
-                ti.xcom_push(key=XCOM_JOB_ID_KEY, value=self._hook.get_job_id(job_id))
+                ti.xcom_push(key=XCOM_JOB_ID_KEY, value=self.call_vendor(job_id, lambda: self._hook.get_job_id(job_id)))
             ti.xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
             ti.xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=self._run_page_url)
         self.log.info("View run status, Spark UI, and logs at %s", self._run_page_url)

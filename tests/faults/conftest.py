@@ -11,6 +11,8 @@ import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -90,8 +92,13 @@ def fault_matrix(request: pytest.FixtureRequest) -> dict:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-    data = {"cases": [c.__dict__ for c in CASES], "cells": list(outcomes.values()),
-            "budgets": {"poll_error_budget": ERROR_BUDGET, "unknown_state_budget": UNKNOWN_STATE_BUDGET}}
+    data = {
+        "generated": datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
+        "versions": {d: version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
+                                             "apache-airflow-providers-amazon", "moto")},
+        "budgets": {"poll_error_budget": ERROR_BUDGET, "unknown_state_budget": UNKNOWN_STATE_BUDGET},
+        "cases": [c.__dict__ for c in CASES], "cells": list(outcomes.values()),
+    }
     if len(chosen) == len(cells()) and os.environ.get("DJ_FAULT_ARTIFACTS") == "1":
         (ROOT / "artifacts" / "fault-matrix.json").write_text(json.dumps(data, indent=1) + "\n")
     return outcomes

@@ -24,3 +24,26 @@ def test_fault_cell(cell_id: str, fault_matrix: dict) -> None:
         # The first line names the vendor, the endpoint (or the job), and says what happens next.
         assert first.startswith(("Databricks", "AWS", "Amazon", "EMR", "faults")), first
         assert len(first) < 1500, first
+
+
+def test_every_registered_service_is_in_the_suite():
+    from conftest import VENDORS
+
+    from durable_jobs import vendors
+
+    assert set(VENDORS) == {s.key for _, s in vendors.services()}
+
+
+def test_the_committed_fault_matrix_is_this_suite_and_it_passed():
+    """artifacts/fault-matrix.json (the docs' table) holds every cell of this suite, each as its case demands."""
+    from tools import fault_matrix
+
+    data = fault_matrix.load()
+    assert data is not None, "run `make faults` to write artifacts/fault-matrix.json"
+    committed = {c["cell"]: c for c in data["cells"]}
+    assert set(committed) == {c[0] for c in cells()}, "the suite changed: run `make faults`"
+    cases = {c["key"]: c for c in data["cases"]}
+    assert {k: (c.expect, c.jobs) for k, c in BY_KEY.items()} == {
+        k: (c["expect"], c["jobs"]) for k, c in cases.items()}
+    failed = [cell for cell, c in committed.items() if not fault_matrix.passed(c, cases[c["case"]])]
+    assert not failed, f"cells that failed when the matrix was written: {failed}"

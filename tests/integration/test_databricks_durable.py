@@ -141,7 +141,19 @@ def test_lost_submit_reply_is_recovered_by_the_hooks_retry_with_the_same_key(emu
     assert len(emu.ledger()["submissions"]) == 2  # the lost one and its deduplicated resend
 
 
-def test_lost_submit_reply_across_tries_resubmits_the_same_key(emu, dags):
+def test_lost_submit_replies_are_resent_with_the_same_key_within_the_try(emu, dags):
+    emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")  # beats the hook's 2 attempts
+
+    dr = driver.run(dags.submit_sync)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 1)  # the fault policy resent the same key
+    assert emu.ledger()["runs_created"] == 1
+    assert len(set(s["idempotency_token"] for s in emu.ledger()["submissions"])) == 1
+
+
+def test_lost_submit_reply_across_tries_resubmits_the_same_key(emu, dags, monkeypatch):
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "0")  # the try gives up at once
     emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")  # beats the hook's 2 attempts
 
     dr = driver.run(dags.submit_sync)
@@ -152,7 +164,8 @@ def test_lost_submit_reply_across_tries_resubmits_the_same_key(emu, dags):
     assert len(set(s["idempotency_token"] for s in emu.ledger()["submissions"])) == 1
 
 
-def test_burned_key_starts_a_new_epoch(emu, dags):
+def test_burned_key_starts_a_new_epoch(emu, dags, monkeypatch):
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "0")
     emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")
     dag = dags.submit_sync
     dr = driver.start(dag)

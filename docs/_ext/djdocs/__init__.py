@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from djdocs import gallery, reference, upstream
-from tools import crash_matrix
+from tools import crash_matrix, fault_matrix
 
 GENERATED = "_generated"
 GALLERY = "gallery"
@@ -48,6 +48,12 @@ def generate(root: Path, warn) -> dict[str, str]:
         warn(f"the crash matrix cannot be rendered: {err}")
         matrix = None
     files[f"{GENERATED}/crash-matrix.md"] = crash_matrix.render_page(matrix)
+    try:
+        faults = fault_matrix.load(root / "artifacts" / "fault-matrix.json")
+    except ValueError as err:
+        warn(f"the fault table cannot be rendered: {err}")
+        faults = None
+    files[f"{GENERATED}/fault-matrix.md"] = fault_matrix.render_page(faults)
     files[f"{GENERATED}/crash-deferrable.md"] = crash_matrix.render_deferrable(matrix)
     return files
 
