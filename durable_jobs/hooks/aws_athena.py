@@ -69,7 +69,6 @@ class AthenaJobClient(AwsJobClient):
 
     vendor: ClassVar[str] = "Amazon Athena"
     states: ClassVar[StateTable] = ATHENA_STATES
-    find_is_eventually_consistent: ClassVar[bool] = False
     status_endpoint: ClassVar[str] = "athena:GetQueryExecution"
 
     def _make_hook(self) -> AthenaHook:
@@ -133,12 +132,3 @@ class AthenaJobClient(AwsJobClient):
 
     def cancel(self, job_id: Any) -> None:
         self.client.stop_query_execution(QueryExecutionId=job_id)
-
-    def url(self, job_id: Any) -> str | None:
-        from airflow.providers.amazon.aws.links.athena import AthenaQueryResultsLink
-
-        hook = self.hook
-        return AthenaQueryResultsLink().format_link(
-            aws_domain=AthenaQueryResultsLink.get_aws_domain(hook.conn_partition),
-            region_name=hook.conn_region_name, query_execution_id=job_id,
-        )

@@ -20,11 +20,10 @@ after a crash, since the intent was written): ``find()`` re-scans until then.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, overload
@@ -129,7 +128,6 @@ def _aware(value: datetime | None) -> datetime | None:
 class AwsJobClient(JobClient):
     """A ``JobClient`` over an official amazon-provider hook, rebuilt in the triggerer from plain kwargs."""
 
-    find_is_eventually_consistent: ClassVar[bool] = True
     #: The official hook class and the permission that tagging needs (for error messages).
     tag_permission: ClassVar[str] = ""
     service: ClassVar[str] = ""
@@ -216,9 +214,6 @@ class AwsJobClient(JobClient):
         if self._actx is not None:
             ctx, self._actx, self._aclient = self._actx, None, None
             await ctx.__aexit__(None, None, None)
-
-    async def acancel(self, job_id: Any) -> None:
-        await asyncio.to_thread(self.cancel, job_id)
 
     @property
     def connection_id(self) -> str | None:
@@ -363,8 +358,6 @@ class AwsJobClient(JobClient):
     def missing(job_id: Any, err: BaseException) -> JobStatus:
         return JobStatus(JobPhase.MISSING, "NOT_FOUND", f"{job_id}: {err}")
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
-        return await super().astatuses(job_ids)
 
 
 def merge_tags(user_tags: Mapping[str, str] | None, key: str, *, limit: int) -> tuple[dict[str, str], bool]:

@@ -140,16 +140,6 @@ class BatchJobClient(AwsJobClient):
     def cancel(self, job_id: Any) -> None:
         self.client.terminate_job(jobId=job_id, reason=KILL_REASON)
 
-    def url(self, job_id: Any) -> str | None:
-        from airflow.providers.amazon.aws.links.batch import BatchJobDetailsLink
-
-        hook = self.hook
-        return BatchJobDetailsLink().format_link(
-            aws_domain=BatchJobDetailsLink.get_aws_domain(hook.conn_partition),
-            region_name=hook.conn_region_name, job_id=job_id,
-        )
-
-
 def _epoch_ms(value: Any):
     from datetime import timezone
 

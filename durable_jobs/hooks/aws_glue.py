@@ -97,15 +97,3 @@ class GlueJobClient(AwsJobClient):
         response = self.client.batch_stop_job_run(JobName=self.job_name, JobRunIds=[job_id])
         if not response.get("SuccessfulSubmissions"):
             log.error("AWS Glue did not stop run %s of %s: %s", job_id, self.job_name, response.get("Errors"))
-
-    def url(self, job_id: Any) -> str | None:
-        import urllib.parse
-
-        from airflow.providers.amazon.aws.links.glue import GlueJobRunDetailsLink
-
-        hook = self.hook
-        return GlueJobRunDetailsLink().format_link(
-            aws_domain=GlueJobRunDetailsLink.get_aws_domain(hook.conn_partition),
-            region_name=hook.conn_region_name, job_name=urllib.parse.quote(self.job_name, safe=""),
-            job_run_id=job_id,
-        )

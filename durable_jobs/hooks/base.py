@@ -80,8 +80,6 @@ class JobClient(ABC):
     vendor: ClassVar[str]
     #: The vendor's state table.
     states: ClassVar[StateTable]
-    #: True where ``find(key)`` scans a listing that may lag behind a fresh submission.
-    find_is_eventually_consistent: ClassVar[bool] = False
     #: The status call, as error messages name it (``GET jobs/runs/get``, ``batch:DescribeJobs``).
     status_endpoint: ClassVar[str] = "status"
 

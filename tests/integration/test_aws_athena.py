@@ -270,4 +270,3 @@ def test_cancel_stops_an_active_query_and_leaves_a_finished_one(aws):
     client.cancel(finished)
 
     assert client.status(running).state == "CANCELLED" and client.status(finished).state == "SUCCEEDED"
-    assert client.url(running).endswith(f"#/query-editor/history/{running}")
