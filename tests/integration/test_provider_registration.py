@@ -62,3 +62,24 @@ def test_every_listed_module_and_class_imports(info):
     for classpath in info["extra-links"]:
         module, _, name = classpath.rpartition(".")
         assert hasattr(importlib.import_module(module), name)
+
+
+def test_providers_get_shows_every_registered_operator_module_and_the_config(info):
+    from durable_jobs import vendors
+
+    [shown] = airflow_json("providers", "get", "airflow-durable-jobs", "--full")
+    modules = {m for entry in shown["operators"] for m in entry["python-modules"]}
+    assert {op.module for _, _, op in vendors.operators()} <= modules
+    assert {e["integration-name"] for e in shown["integrations"]} >= {s.integration for _, s in vendors.services()}
+    assert set(shown["config"][vendors.CONFIG_SECTION]["options"]) == {o.name for o in vendors.config_options()}
+
+
+@pytest.mark.parametrize("option", ["poll_error_budget", "unknown_state_budget", "http_timeout_seconds",
+                                    "aws_list_consistency_seconds"])
+def test_the_durable_jobs_config_section_has_its_defaults(option):
+    from durable_jobs import vendors
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW__DURABLE_JOBS__")}
+    out = subprocess.run([AIRFLOW, "config", "get-value", "durable_jobs", option], check=True, capture_output=True,
+                         text=True, env=env, timeout=180).stdout
+    assert out.strip().splitlines()[-1] == vendors.config_option(option).default
