@@ -345,6 +345,33 @@ PINS: tuple[Pin, ...] = (
         sha256="c5137ab082f716d1469f508edd739ae7713e043e45ab80744c7ffd1a0205f1b9",
         pinned="apache-airflow-providers-amazon==9.39.0",
     ),
+    # ------------------------------------------------------------------ trigger events (switching imports)
+    Pin(
+        target="airflow.providers.databricks.triggers.databricks:DatabricksExecutionTrigger.run",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.databricks:DatabricksJobClient.official_event_fields",),
+        why="Our trigger's event also carries the fields of this trigger's event (run_id, run_page_url, "
+            "run_state JSON, repair_run, errors) so the official execute_complete can finish a task ours "
+            "deferred, after a user switched the import back.",
+        sha256="8ff48508b660cdeba0a27612df7bb69e8c564e1fc8702cc45a71c04eb6707885",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.glue:GlueJobOperator.execute_complete",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.aws_glue:GlueJobClient.official_event_fields",),
+        why="It reads the run id from the event's run_id; our event carries it there too.",
+        sha256="9d3c0655d0ca1643feb3f31f4241cc1deac0b13843574467fe83420454c53bfe",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.athena:AthenaOperator.execute_complete",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.aws_athena:AthenaJobClient.official_event_fields",),
+        why="It reads the query execution id from the event's value; our event carries it there too.",
+        sha256="7184402130353cc497c51172e1d85ec38ca0631d078c1a62b661ec99694dc970",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
     # ------------------------------------------------------------------ Airflow core
     Pin(
         target="airflow.sdk.bases.operator:BaseOperatorMeta._apply_defaults",

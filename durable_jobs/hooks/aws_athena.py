@@ -91,6 +91,10 @@ class AthenaJobClient(AwsJobClient):
         return None
 
     # ------------------------------------------------------------------ status
+    def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
+        """The official trigger's event carries the id as "value"; its ``execute_complete`` reads it there."""
+        return {"value": job_id}
+
     def _to_status(self, execution: Mapping[str, Any]) -> JobStatus:
         status = execution.get("Status") or {}
         return self._status_from(status.get("State", ""), status.get("StateChangeReason", ""), execution)

@@ -72,6 +72,10 @@ class GlueJobClient(AwsJobClient):
         log.warning("AWS Glue: stopped scanning %s after %d pages without key %s", self.job_name, MAX_PAGES, key)
         return None
 
+    def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
+        """The official trigger's event carries the id as "run_id"; its ``execute_complete`` reads it there."""
+        return {"run_id": job_id}
+
     def _to_status(self, response: Mapping[str, Any]) -> JobStatus:
         run = self.field(response, "JobRun", "GetJobRun") or {}
         return self._status_from(run.get("JobRunState", ""), run.get("ErrorMessage", ""), run)

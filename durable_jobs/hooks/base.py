@@ -107,6 +107,15 @@ class JobClient(ABC):
         """The Airflow connection the client uses (named in auth errors; never its secrets)."""
         return None
 
+    def phase_of(self, state: str) -> JobPhase:
+        """The phase of a state string as ``status()`` reports it (``JobStatus.state``)."""
+        return self.states.phase(state)
+
+    def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
+        """What the official operator's trigger event carries, so that the official ``execute_complete``
+        can take our trigger's event (a user who switches back to the official import while deferred)."""
+        return {}
+
     def classify(self, err: BaseException) -> Fault:
         """Sort an exception from a vendor call into a ``Fault``; vendors add their own error shapes."""
         return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")

@@ -180,6 +180,25 @@ class DatabricksJobClient(JobClient):
     def classify(self, err: BaseException) -> Fault:
         return classify_databricks(err)
 
+    def phase_of(self, state: str) -> JobPhase:
+        life, _, result = state.partition(":")
+        if life == "NOT_FOUND":
+            return JobPhase.MISSING
+        return run_phase(life, None if result in ("", "None") else result)
+
+    def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
+        """``DatabricksExecutionTrigger``'s event: what the official ``execute_complete`` validates."""
+        from airflow.providers.databricks.hooks.databricks import RunState
+
+        state = status.raw.get("state") or {}
+        try:
+            run_state = RunState(state.get("life_cycle_state", ""), state.get("result_state") or "",
+                                 state.get("state_message") or "").to_json()
+        except Exception:  # noqa: BLE001 - a state the hook does not know: the official side cannot read it
+            return {}
+        return {"run_id": job_id, "run_page_url": echo.get("run_page_url"), "run_state": run_state,
+                "repair_run": bool(echo.get("repair_run")), "errors": []}
+
     @property
     def hook(self) -> Any:
         if self._hook is None:

@@ -125,6 +125,16 @@ class BatchOperator(_AwsDurableMixin, _batch.BatchOperator):
         self._persist_cloudwatch_link(context)
         return job_id
 
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official texts: the hook's ``check_job_success`` (sync) or the deferred path's."""
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        if self.deferrable:
+            text = f"Error while running job: {job_id} is in {status.state} state"
+        else:
+            text = f"AWS Batch job ({job_id}) failed: {cap(dict(status.raw), 2000)}"
+        return JobFailedError(f"{text}. A retry submits a new job.", job_id=job_id, state=status.state)
+
     def _print_awslogs(self, job_id: str) -> None:
         try:
             fetcher = self._get_batch_log_fetcher(job_id)
@@ -158,6 +168,18 @@ class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         self._job_run_id = None  # let the official helper push the XCom and link again on this try
         self._set_job_run_id(context, job_id)
+
+    def max_polls(self) -> int | None:
+        """Deferred, the official trigger gives up after ``waiter_max_attempts``; synchronously it waits."""
+        return max(1, int(self.waiter_max_attempts)) if self.deferrable else None
+
+    def on_poll_limit(self, job_id: Any) -> None:
+        from airflow.providers.common.compat.sdk import AirflowException
+
+        raise AirflowException(
+            f"Error in glue job: run {job_id} of {self.job_name} still running after {self.waiter_max_attempts} "
+            "checks (waiter_max_attempts). The run may still be running: the next try reconnects to it."
+        )
 
     def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
         """The official loop's lines (``GlueJobHook.job_completion``), and its CloudWatch logs when verbose."""
@@ -278,6 +300,17 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
     def max_polls(self) -> int:
         """The official waiter's contract: ``waiter_max_attempts`` polls, then cancel and fail."""
         return max(1, self.waiter_max_attempts)
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official texts: the waiter's ``failure_message`` (sync) or the deferred path's."""
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        detail = f"{status.state}: {cap(status.message, 2000)}" if status.message else status.state
+        if self.deferrable:
+            text = f"EMR Serverless job failed or timed out in deferrable mode ({job_id} {detail})"
+        else:
+            text = f"Serverless Job failed: {job_id} {detail}"
+        return JobFailedError(f"{text}. A retry submits a new job run.", job_id=job_id, state=status.state)
 
     def on_poll_limit(self, job_id: Any) -> None:
         from airflow.providers.common.compat.sdk import AirflowException

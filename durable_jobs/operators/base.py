@@ -56,7 +56,7 @@ from durable_jobs.shims import (
     has_state_store,
     warn_durable_unsupported,
 )
-from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_SUCCESS, JobTrigger
+from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_POLL_LIMIT, EVENT_SUCCESS, JobTrigger
 
 if TYPE_CHECKING:
     from airflow.sdk import BaseOperator, Context
@@ -198,7 +198,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self.log.info("%s %s %s is %s", self.job_client.vendor, self.job_client.unit, job_id, status.state)
 
     def max_polls(self) -> int | None:
-        """Status checks before the synchronous wait gives up (None: wait until the job ends)."""
+        """Status checks before the wait gives up, on both paths (None: wait until the job ends)."""
         return None
 
     def on_poll_limit(self, job_id: Any) -> None:
@@ -447,13 +447,17 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
                 client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
                 poll_interval=policy.interval, jitter=policy.jitter, error_budget=policy.error_budget,
                 unknown_state_budget=policy.unknown_state_budget, cancel_on_kill=self.cancel_on_kill,
-                echo=self.trigger_echo(),
+                echo=self.trigger_echo(), max_polls=self.max_polls(),
             ),
             method_name="execute_complete",
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        if not isinstance(event, dict) or event.get("status") not in (EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR):
+        if isinstance(event, dict) and "client" not in event:
+            return self._resume_official_event(context, event)
+        if not isinstance(event, dict) or event.get("status") not in (
+            EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR, EVENT_POLL_LIMIT
+        ):
             raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
         self._durable_ti = context.get("ti")
         job_id = event.get("job_id")
@@ -462,6 +466,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self._job_id = job_id
         if event["status"] == EVENT_ERROR:
             raise _error_from_event(event, self.job_client, job_id)
+        if event["status"] == EVENT_POLL_LIMIT:
+            self.on_poll_limit(job_id)  # the official bound on the wait, on the deferrable path too
+            raise DurableJobError(f"{self.task_id}: on_poll_limit returned instead of raising")
         self.restore_from_echo(dict(event.get("echo") or {}))
         store = self._store(context)
         record = self._read(store) if store is not None else None
@@ -473,6 +480,26 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             return self._defer(context, store, record, job_id)
         return self._finish(context, store, record, job_id, status)
 
+    #: Where the official operator's trigger event carries the job's id (a task deferred by the
+    #: official operator resumes with ours after the import was switched).
+    official_event_id_keys: ClassVar[tuple[str, ...]] = ("job_id", "run_id", "value")
+
+    def _resume_official_event(self, context: Context, event: dict[str, Any]) -> Any:
+        """The official trigger's event: take its job id, ask the vendor, and finish or watch it ourselves."""
+        job_id = next((event[k] for k in self.official_event_id_keys if event.get(k) is not None), None)
+        if job_id is None:
+            raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
+        self.log.info(
+            "Resuming from the official operator's trigger (the import changed while the task was deferred): "
+            "asking %s about %s %s", self.job_client.vendor, self.job_client.unit, job_id,
+        )
+        self._durable_ti = context.get("ti")
+        self._job_id = job_id
+        store = self._store(context)
+        record = self._read(store) if store is not None else None
+        self.on_job_known(context, job_id, reconnected=True)
+        return self._defer(context, store, record, job_id)
+
     # ----------------------------------------------------------------- ResumableJobMixin surface
     # The SDK's abstract methods, for code that calls them directly; execute_resumable above does
     # not go through them.
@@ -483,14 +510,15 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         )
         return self._submit(context, None, record, fresh_key=True)
 
+    # They answer in the vendor's own states, as the official operators do.
     def get_job_status(self, external_id: Any, context: Context) -> str:
-        return self.job_client.status(external_id).phase.value
+        return self.job_client.status(external_id).state
 
     def is_job_active(self, status: str) -> bool:
-        return status == JobPhase.ACTIVE.value
+        return self.job_client.phase_of(status) is JobPhase.ACTIVE
 
     def is_job_succeeded(self, status: str) -> bool:
-        return status == JobPhase.SUCCEEDED.value
+        return self.job_client.phase_of(status) is JobPhase.SUCCEEDED
 
     def poll_until_complete(self, external_id: Any, context: Context) -> None:
         status = self.wait_for_job(context, external_id)

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 from airflow.providers.databricks.hooks.databricks import RunState
 from airflow.providers.databricks.operators import databricks as _official
 from airflow.providers.databricks.utils.databricks import extract_failed_task_errors, normalise_json_content
+from airflow.providers.databricks.utils.retry import validate_deferrable_databricks_retry_args
 
 from durable_jobs.exceptions import JobFailedError
 from durable_jobs.faults import cap
 from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.hooks.databricks import DatabricksJobClient
+from durable_jobs.hooks.databricks import LIFE_CYCLE_ACTIVE, DatabricksJobClient
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
@@ -62,6 +63,10 @@ class _DatabricksDurableMixin(DurableJobMixin):
     user_token_argument = "idempotency_token"
 
     def make_job_client(self) -> DatabricksJobClient:
+        if self.deferrable and getattr(self, "wait_for_termination", True):
+            # The official trigger refuses retry arguments that cannot cross to the triggerer (tenacity
+            # objects); ours would silently lose them. Same check, same message, at DAG-parse time.
+            validate_deferrable_databricks_retry_args(self.databricks_retry_args, owner=type(self).__name__)
         return DatabricksJobClient(
             self.databricks_conn_id, mode=self._client_mode, retry_limit=self.databricks_retry_limit,
             retry_delay=self.databricks_retry_delay, retry_args=self.databricks_retry_args,
@@ -116,7 +121,22 @@ class _DatabricksDurableMixin(DurableJobMixin):
         return JobFailedError(f"{cap(text, 4000)}. A retry submits a new run.", job_id=job_id, state=status.state)
 
     def trigger_echo(self) -> dict[str, Any]:
-        return {"repair_run": bool(getattr(self, "repair_run", False))}
+        return {"repair_run": bool(getattr(self, "repair_run", False)),
+                "run_page_url": getattr(self, "_run_page_url", None)}
+
+    # The SDK mixin's methods, answering exactly as the official operators do ("LIFE_CYCLE:RESULT").
+    def get_job_status(self, external_id: Any, context: Context) -> str:
+        status = self.job_client.status(external_id)
+        if status.phase is JobPhase.MISSING:
+            return "NOT_FOUND:"
+        state = status.raw.get("state") or {}
+        return f"{state.get('life_cycle_state')}:{state.get('result_state')}"
+
+    def is_job_active(self, status: str) -> bool:
+        return status.split(":", 1)[0] in LIFE_CYCLE_ACTIVE
+
+    def is_job_succeeded(self, status: str) -> bool:
+        return status == "TERMINATED:SUCCESS"
 
     def restore_from_echo(self, echo: dict[str, Any]) -> None:
         # A run already repaired once (before the last deferral) is not repaired again.

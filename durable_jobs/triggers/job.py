@@ -17,13 +17,15 @@ from typing import Any
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
-from durable_jobs.exceptions import DurableJobError
+from durable_jobs.exceptions import DurableJobConfigError, DurableJobError
 from durable_jobs.hooks.base import JobClient, JobPhase, load_client
 from durable_jobs.polling import DEFAULT_ERROR_BUDGET, DEFAULT_UNKNOWN_STATE_BUDGET, JobWatch, PollPolicy
 
 EVENT_SUCCESS = "success"
 EVENT_FAILED = "failed"
 EVENT_ERROR = "error"
+#: The operator's own bound on the wait (``waiter_max_attempts``, ``max_polling_attempts``) was reached.
+EVENT_POLL_LIMIT = "poll_limit"
 
 
 class JobTrigger(BaseTrigger):
@@ -41,6 +43,7 @@ class JobTrigger(BaseTrigger):
         unknown_state_budget: float = DEFAULT_UNKNOWN_STATE_BUDGET,
         cancel_on_kill: str = "user",
         echo: dict[str, Any] | None = None,
+        max_polls: int | None = None,
         **legacy: Any,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow's BaseTrigger.__init__ is unannotated
@@ -57,6 +60,9 @@ class JobTrigger(BaseTrigger):
         self.job_id = job_id
         self.cancel_on_kill = validate_policy(cancel_on_kill)
         self.echo = dict(echo or {})
+        if max_polls is not None and (isinstance(max_polls, bool) or not isinstance(max_polls, int) or max_polls < 1):
+            raise DurableJobConfigError(f"max_polls must be a whole number >= 1 or None, got {max_polls!r}")
+        self.max_polls = max_polls
         self._client: JobClient | None = None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
@@ -72,6 +78,7 @@ class JobTrigger(BaseTrigger):
                 "unknown_state_budget": self.policy.unknown_state_budget,
                 "cancel_on_kill": self.cancel_on_kill,
                 "echo": self.echo,
+                "max_polls": self.max_polls,
             },
         )
 
@@ -87,6 +94,7 @@ class JobTrigger(BaseTrigger):
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         watch = JobWatch(self.client, self.job_id, self.policy, log=self.log)
+        polls = 0
         try:
             while True:
                 try:
@@ -104,10 +112,16 @@ class JobTrigger(BaseTrigger):
                 if final is None:
                     if changed and status.phase is JobPhase.ACTIVE:
                         self.log.info("%s %s %s is %s", self.client.vendor, self.client.unit, self.job_id, status.state)
+                    polls += 1
+                    if self.max_polls is not None and polls >= self.max_polls:
+                        yield self._event(EVENT_POLL_LIMIT, phase=status.phase.value, state=status.state,
+                                          message=f"still {status.state} after {polls} polls")
+                        return
                     await asyncio.sleep(watch.delay())
                     continue
                 kind = EVENT_SUCCESS if final.phase is JobPhase.SUCCEEDED else EVENT_FAILED
-                yield self._event(kind, phase=final.phase.value, state=final.state, message=final.message)
+                official = self.client.official_event_fields(self.job_id, final, self.echo)
+                yield self._event(kind, **official, phase=final.phase.value, state=final.state, message=final.message)
                 return
         finally:
             await self._close()

@@ -99,3 +99,13 @@ def test_user_token_is_read_from_the_operators_own_argument():
     assert databricks.user_idempotency_token() == "mine"
     assert emr.user_idempotency_token() == "theirs"
     assert batch.user_idempotency_token() is None  # Batch has no token argument at all
+
+
+def test_deferrable_refuses_retry_args_that_cannot_reach_the_triggerer():
+    """As the official trigger does (same message), but when the DAG is parsed."""
+    from tenacity import stop_after_attempt
+
+    with pytest.raises(ValueError, match="does not support non-serializable retry_args/databricks_retry_args"):
+        build(deferrable=True, databricks_retry_args={"stop": stop_after_attempt(2)})
+    build(deferrable=True, databricks_retry_args={"reraise": True})  # serialisable: accepted
+    build(databricks_retry_args={"stop": stop_after_attempt(2)})  # synchronous: no triggerer to reach

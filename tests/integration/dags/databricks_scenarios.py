@@ -30,6 +30,10 @@ def notebook(path: str = "/Shared/etl") -> list[dict]:
 def build(dag_id: str, *, operator=DatabricksSubmitRunOperator, default_args=None, **kwargs) -> DAG:
     with DAG(dag_id, schedule=None, start_date=START, catchup=False, default_args=default_args or {}) as dag:
         args = {**FAST, **kwargs}
+        if args.get("deferrable"):
+            # tenacity objects cannot cross to the triggerer: deferrable operators refuse them (as the
+            # official trigger does); the hook's own backoff from databricks_retry_delay stays fast.
+            args.pop("databricks_retry_args")
         if operator is DatabricksSubmitRunOperator:
             args.setdefault("tasks", notebook())
         operator(task_id="run", **args)
