@@ -331,11 +331,12 @@ def test_run_now_reconnect_never_cancels_the_run_it_reconnects_to(emu, dags):
     assert emu.ledger()["cancels"] == []
 
 
-def test_run_now_repair_stays_in_the_same_epoch(emu, dags):
+@pytest.mark.parametrize("dag_name", ["run_now_sync_repair", "run_now_deferrable_repair"])
+def test_run_now_repair_stays_in_the_same_epoch(emu, dags, dag_name):
     emu.seed_job(job_id=501, name="nightly")
     emu.configure(outcomes=["FAILED", "SUCCESS"])
 
-    dr = driver.run(dags.run_now_deferrable_repair)
+    dr = driver.run(getattr(dags, dag_name))
 
     result = driver.task_result(dr, "run")
     assert (result.state, result.try_number) == ("success", 1)
@@ -376,3 +377,17 @@ def test_store_read_error_fails_the_try_instead_of_submitting(emu, dags, monkeyp
     out = capfd.readouterr()
     assert "CheckpointError: could not read the checkpoint 'databricks_run_id_durable'" in out.out + out.err
     monkeypatch.setattr(airflow.state, "_backend_instance", None)
+
+
+def test_run_now_repairs_a_run_it_reconnected_to(emu, dags):
+    """repair_run after a reconnect (try 2 watching try 1's run) repairs; the official loop raised
+    AttributeError: _merged_json there, because only its submit path sets that attribute."""
+    emu.seed_job(job_id=501, name="nightly")
+    emu.configure(outcomes=["FAILED", "SUCCESS"], running_seconds=2)
+    fail_polling_once(emu, skip=2)  # try 1 fails while watching; try 2 reconnects to the same run
+
+    dr = driver.run(dags.run_now_sync_repair)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)
+    assert emu.ledger()["runs_created"] == 1 and len(emu.ledger()["repairs"]) == 1

@@ -48,6 +48,9 @@ submit_not_durable = build("dj_submit_not_durable", default_args={"durable": Fal
 submit_keep_on_clear = build("dj_submit_keep_on_clear", fresh_on_clear=False)
 submit_user_token = build("dj_submit_user_token", idempotency_token="nightly-{{ ds_nodash }}")
 run_now_sync = build("dj_run_now_sync", operator=DatabricksRunNowOperator, job_id=501, cancel_previous_runs=True)
+run_now_sync_repair = build(
+    "dj_run_now_sync_repair", operator=DatabricksRunNowOperator, job_id=501, repair_run=True,
+)
 run_now_deferrable_repair = build(
     "dj_run_now_deferrable_repair", operator=DatabricksRunNowOperator, job_id=501, deferrable=True,
     repair_run=True,
