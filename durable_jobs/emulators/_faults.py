@@ -9,7 +9,9 @@
   the reply ``delay`` seconds late (past a client's timeout); ``rewrite`` does the work and merges
   ``patch`` into the JSON reply (a state the client has never seen). A rule is live for ``count``
   matching requests after ``skip``, and, with ``seconds``, only that long after it was armed (an
-  outage of a given length).
+  outage of a given length), or, with ``seconds_from: "first"``, that long after the first request
+  it answered (a window the client is sure to see, however long it backs off before asking again:
+  armed behind an outage rule on the same path, it starts where the outage ends for the client).
 * :class:`HoldSet` — park the next matching request *before* or *after* the work until a test
   releases it, so a crash test can kill a real process inside an exact window.
 """
@@ -29,7 +31,9 @@ FAULT_MODES = ("error", "lose_reply", "reset", "garbage", "slow", "rewrite")
 #: Modes that do the work first (the client may never learn that it was done).
 AFTER_WORK_MODES = ("lose_reply", "reset", "garbage", "slow", "rewrite")
 FAULT_FIELDS = {"path", "status", "count", "skip", "mode", "retry_after", "method", "error_code", "message",
-                "seconds", "delay", "patch"}
+                "seconds", "seconds_from", "delay", "patch"}
+#: Where a rule's ``seconds`` count from: its arming, or the first request it answered.
+SECONDS_FROM = ("armed", "first")
 #: What a ``garbage`` fault answers: what a load balancer in front of an API sends when it is unwell.
 GARBAGE_BODY = b"<html><head><title>502 Bad Gateway</title></head><body>upstream unavailable</body></html>"
 HOLD_PHASES = ("before", "after")
@@ -100,11 +104,13 @@ class FaultRule:
     error_code: str | None = None
     message: str | None = None
     seconds: float | None = None
+    seconds_from: str = "armed"
     delay: float = 0.0
     patch: dict[str, Any] | None = None
     seen: int = 0
     fired: int = 0
     armed_at: float = field(default_factory=time.monotonic)
+    first_fired_at: float | None = None
 
     @classmethod
     def parse(cls, spec: dict[str, Any]) -> FaultRule:
@@ -121,6 +127,8 @@ class FaultRule:
             raise ApiError(400, "INVALID_PARAMETER_VALUE", "a rewrite fault needs a 'patch' object")
         if rule.seconds is not None:
             rule.seconds = float(rule.seconds)
+        if rule.seconds_from not in SECONDS_FROM:
+            raise ApiError(400, "INVALID_PARAMETER_VALUE", f"seconds_from must be one of {SECONDS_FROM}")
         rule.delay = float(rule.delay or 0)
         if rule.status == 429 and "retry_after" not in spec:  # explicit null: a 429 without Retry-After
             rule.retry_after = 1
@@ -130,7 +138,8 @@ class FaultRule:
         return self.path == route and (self.method is None or self.method.upper() == method)
 
     def exhausted(self) -> bool:
-        if self.seconds is not None and time.monotonic() - self.armed_at > self.seconds:
+        start = self.armed_at if self.seconds_from == "armed" else self.first_fired_at
+        if self.seconds is not None and start is not None and time.monotonic() - start > self.seconds:
             return True
         return self.count >= 0 and self.fired >= self.count
 
@@ -200,6 +209,8 @@ class FaultSet:
                 if rule.seen <= rule.skip:
                     continue
                 rule.fired += 1
+                if rule.first_fired_at is None:
+                    rule.first_fired_at = time.monotonic()
                 self.fired.append(
                     {"path": route, "status": rule.status, "mode": rule.mode, "ts": time.time()}
                 )

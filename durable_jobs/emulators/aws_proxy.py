@@ -14,7 +14,9 @@ path or ``X-Amz-Target`` (``athena:StartQueryExecution``), and forwards it, unle
   balancer's HTML page); ``mode="slow", delay=s`` — forward, answer ``s`` seconds late (past a
   client's ``read_timeout``); ``mode="rewrite", rewrite=f`` — forward, answer ``f(reply JSON)`` (a
   state no client has seen); ``seconds=`` limits any rule to that long after it was armed (an outage
-  of a given length); ``retry_after=`` adds the header to an error;
+  of a given length), or with ``seconds_from="first"`` that long after the first request it answered
+  (armed behind an outage rule on the same operation, a window that starts where the outage ends for
+  the client, however long the client backed off); ``retry_after=`` adds the header to an error;
 * ``lag(seconds)`` — list operations (Batch ``ListJobs``, Glue ``GetJobRuns``, EMR Serverless
   ``ListJobRuns``) leave out jobs created through the proxy less than ``seconds`` ago: a listing
   that has not caught up;
@@ -100,12 +102,16 @@ class Fault:
     delay: float = 0.0
     rewrite: Callable[[Any], Any] | None = None
     retry_after: float | None = None
+    #: where ``seconds`` count from: "armed" (the rule's arming) or "first" (the first request it answered)
+    seconds_from: str = "armed"
     seen: int = 0
     fired: int = 0
     armed_at: float = field(default_factory=time.monotonic)
+    first_fired_at: float | None = None
 
     def take(self) -> bool:
-        if self.seconds is not None and time.monotonic() - self.armed_at > self.seconds:
+        start = self.armed_at if self.seconds_from == "armed" else self.first_fired_at
+        if self.seconds is not None and start is not None and time.monotonic() - start > self.seconds:
             return False
         if self.count >= 0 and self.fired >= self.count:
             return False
@@ -113,6 +119,8 @@ class Fault:
         if self.seen <= self.skip:
             return False
         self.fired += 1
+        if self.first_fired_at is None:
+            self.first_fired_at = time.monotonic()
         return True
 
 
@@ -174,15 +182,17 @@ class AwsFaultProxy:
     def fault(self, op: str, *, mode: str = "error", status: int = 500, code: str | None = None,
               message: str = "", count: int = 1, skip: int = 0, seconds: float | None = None,
               delay: float = 0.0, rewrite: Callable[[Any], Any] | None = None,
-              retry_after: float | None = None) -> Fault:
+              retry_after: float | None = None, seconds_from: str = "armed") -> Fault:
         if mode not in FAULT_MODES:
             raise ValueError(f"mode must be one of {FAULT_MODES}")
+        if seconds_from not in ("armed", "first"):
+            raise ValueError("seconds_from must be 'armed' or 'first'")
         if mode == "rewrite" and rewrite is None:
             raise ValueError("a rewrite fault needs rewrite=<function of the reply's JSON>")
         if code is None:
             code = "ThrottlingException" if status in (400, 429) else "InternalServerException"
         rule = Fault(op, mode, status, code, message or f"injected {mode} on {op}", count, skip, seconds, delay,
-                     rewrite, retry_after)
+                     rewrite, retry_after, seconds_from)
         with self._lock:
             self._faults.append(rule)
         return rule

@@ -145,8 +145,9 @@ class DatabricksEmulator:
             return json.loads(json.dumps(app.config))
 
     def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        """Arm a fault rule: count, skip, seconds, mode ("error"|"lose_reply"|"reset"|"garbage"|"slow"|
-        "rewrite"), retry_after, delay, patch, method (see ``durable_jobs.emulators._faults``)."""
+        """Arm a fault rule: count, skip, seconds, seconds_from ("armed"|"first"), mode ("error"|
+        "lose_reply"|"reset"|"garbage"|"slow"|"rewrite"), retry_after, delay, patch, method (see
+        ``durable_jobs.emulators._faults``)."""
         self.app.faults.add({"path": path, "status": status, **rule})
         return {"faults": self.app.faults.describe()}
 

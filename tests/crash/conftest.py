@@ -1,7 +1,7 @@
 """The crash suite's stack: one real Airflow 3.3 stack for the whole session, shared by every cell.
 
 ``DJ_CRASH`` picks what runs: ``all`` (default: the full matrix fits in a few minutes on 2 cores),
-``ci`` (only the ``crash_ci`` subset: W2, W3, BATCH-W2 and ATHENA-W2 deferrable, SIGTERM), ``off``
+``ci`` (only the ``crash_ci`` subset: W2, W3, BATCH-W2, ATHENA-W2 and OUTAGE deferrable, SIGTERM), ``off``
 (skip the suite). The selected cells run together, once, in a session fixture (concurrently where safe); each test
 then asserts its own cell. ``make crash`` sets ``DJ_CRASH_ARTIFACTS=1`` so a full run writes
 ``artifacts/crash-matrix.json`` and ``.md`` and regenerates the README's sections from them (the

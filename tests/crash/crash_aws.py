@@ -8,8 +8,9 @@ proxy's ledger (what moto answered to the submit call), cross-checked against mo
 the cell's jobs (Batch: the job name; Athena: the query text, which names the cell).
 
 A service is data (:class:`AwsService`): its submit, status and cancel operations, its active states,
-the operator's state-store keys and how moto lists one cell's jobs. The crash matrix vendor key is
-the registry's ``Operator.crash`` ("batch", "athena").
+the operator's state-store keys, how moto lists one cell's jobs and how its status reply reads with a
+state no table lists. The crash matrix vendor key is the registry's ``Operator.crash`` ("batch",
+"glue", "emr_serverless", "athena").
 """
 
 from __future__ import annotations
@@ -20,10 +21,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, AwsTestEnv
-from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Hold
+from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Fault, Hold
 from durable_jobs.hooks.aws_athena import ATHENA_STATES
 from durable_jobs.hooks.aws_base import KEY_TAG
 from durable_jobs.hooks.aws_batch import BATCH_STATES
+from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
+from durable_jobs.hooks.aws_glue import GLUE_STATES
+from durable_jobs.hooks.aws_glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
+
+#: What the Airflow processes read the shared EMR Serverless application's id from (crash_dags.py).
+EMR_APPLICATION_ENV = "DJ_CRASH_EMR_APPLICATION"
+#: A state no vendor's table lists, for the replies an outage scenario rewrites.
+UNKNOWN_STATE = "HIBERNATING"
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ class AwsService:
     raw_key: str
     #: one cell's jobs as moto lists them, oldest first: ``{"id", "status", "token"}`` each
     list_jobs: Callable[[AwsVendor], list[dict[str, Any]]]
+    #: the status reply (``describe``'s JSON) with every job in it reported in ``UNKNOWN_STATE``
+    unknown_state: Callable[[dict[str, Any]], dict[str, Any]]
 
     @property
     def checkpoint_key(self) -> str:
@@ -60,11 +71,54 @@ def _athena_queries(vendor: AwsVendor) -> list[dict[str, Any]]:
             for q in vendor.env.athena_queries(containing=vendor.job_name)]
 
 
+def _glue_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    runs = sorted(vendor.env.glue_runs(vendor.job_name), key=lambda r: r["StartedOn"])
+    return [{"id": r["Id"], "status": r["JobRunState"], "token": (r.get("Arguments") or {}).get(GLUE_KEY_ARGUMENT)}
+            for r in runs]
+
+
+def _emr_serverless_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # The application is shared: a cell's runs are the ones named after it (the operator's `name`).
+    emr = vendor.env.client("emr-serverless", direct=True)
+    pages = emr.get_paginator("list_job_runs").paginate(applicationId=vendor.env.application_id)
+    runs = sorted((r for page in pages for r in page["jobRuns"] if r.get("name") == vendor.job_name),
+                  key=lambda r: r["createdAt"])
+    tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
+    return [{"id": r["id"], "status": r["state"], "token": tokens.get(r["id"])} for r in runs]
+
+
+def _batch_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    for job in body.get("jobs", []):
+        job["status"] = UNKNOWN_STATE
+    return body
+
+
+def _glue_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body.get("JobRun", {})["JobRunState"] = UNKNOWN_STATE
+    return body
+
+
+def _emr_serverless_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body.get("jobRun", {})["state"] = UNKNOWN_STATE
+    return body
+
+
+def _athena_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body.get("QueryExecution", {}).setdefault("Status", {})["State"] = UNKNOWN_STATE
+    return body
+
+
 SERVICES: dict[str, AwsService] = {s.key: s for s in [
     AwsService("batch", "AWS Batch", "batch:SubmitJob", "batch:DescribeJobs", ("batch:TerminateJob", "batch:CancelJob"),
-               BATCH_STATES.active, "batch_job_id", _batch_jobs),
+               BATCH_STATES.active, "batch_job_id", _batch_jobs, _batch_unknown),
+    AwsService("glue", "AWS Glue", "glue:StartJobRun", "glue:GetJobRun", ("glue:BatchStopJobRun",),
+               GLUE_STATES.active, "glue_job_run_id", _glue_runs, _glue_unknown),
+    AwsService("emr_serverless", "Amazon EMR Serverless", "emr-serverless:StartJobRun", "emr-serverless:GetJobRun",
+               ("emr-serverless:CancelJobRun",), EMR_SERVERLESS_STATES.active, "emr_serverless_job_run_id",
+               _emr_serverless_runs, _emr_serverless_unknown),
     AwsService("athena", "Amazon Athena", "athena:StartQueryExecution", "athena:GetQueryExecution",
-               ("athena:StopQueryExecution",), ATHENA_STATES.active, "athena_query_execution_id", _athena_queries),
+               ("athena:StopQueryExecution",), ATHENA_STATES.active, "athena_query_execution_id", _athena_queries,
+               _athena_unknown),
 ]}
 
 
@@ -101,6 +155,22 @@ class AwsVendor:
     def calls(self, op: str) -> int:
         return self.proxy.calls.get(op, 0)
 
+    def outage(self, outage_seconds: float, unknown_seconds: float) -> list[Fault]:
+        """The status call answers 503 for ``outage_seconds``, then reports ``UNKNOWN_STATE`` for
+        ``unknown_seconds`` counted from the first reply so rewritten (the rules claim requests in order)."""
+        describe = self.service.describe
+        return [
+            self.proxy.fault(describe, status=503, code="ServiceUnavailableException", count=-1,
+                             seconds=outage_seconds),
+            self.proxy.fault(describe, mode="rewrite", rewrite=self.service.unknown_state, count=-1,
+                             seconds=unknown_seconds, seconds_from="first"),
+        ]
+
+    def status_faults(self) -> list[tuple[float, str]]:
+        """(Unix time, "503" | "unknown") of every injected answer to this cell's status calls."""
+        return [(f["ts"], "unknown" if f["mode"] == "rewrite" else str(f["status"]))
+                for f in list(self.proxy.fired) if f["op"] == self.service.describe]
+
     def jobs(self) -> list[dict[str, Any]]:
         """moto's own view of this cell's jobs, oldest first."""
         return self.service.list_jobs(self)
@@ -122,6 +192,7 @@ class AwsFleet:
         out = {f"AIRFLOW_CONN_{conn_id.upper()}": self.vendors[key].conn() for conn_id, key in conn_ids.items()}
         out[CONN_ENV] = self.env.moto.airflow_conn_uri(self.env.proxy.url, REGION)
         out[CONSISTENCY_ENV] = str(self.env.consistency_seconds)
+        out[EMR_APPLICATION_ENV] = str(self.env.application_id)
         out.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                     "AWS_DEFAULT_REGION": REGION})
         return out
@@ -134,4 +205,4 @@ class AwsFleet:
             self.env.stop()
 
 
-__all__ = ["AwsFleet", "AwsService", "AwsVendor", "JOB_QUEUE", "SERVICES"]
+__all__ = ["AwsFleet", "AwsService", "AwsVendor", "EMR_APPLICATION_ENV", "JOB_QUEUE", "SERVICES", "UNKNOWN_STATE"]

@@ -1,5 +1,9 @@
 """Run crash cells on one shared stack: concurrent cells first, then the exclusive ones, one by one.
 
+Cells that mostly wait on the vendor's clock (``Scenario.waits``: the outage cells, tens of seconds
+each, a poll a second) run on a pool of their own beside the busy cells', so their waiting overlaps
+the others' work instead of holding the busy pool's slots.
+
 Used by ``conftest.py``; also runnable by hand, e.g.
 ``python tests/crash/crash_lab.py W2-ours-deferrable W3-official-sync --keep`` (``--keep`` keeps the
 temporary AIRFLOW_HOME with every component's and task's log; so does ``DJ_CRASH_KEEP=1``, and a
@@ -33,6 +37,10 @@ from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa:
 DAGS = HERE / "dags"
 #: cells run at once; each holds one supervisor + task runner (or a trigger) at a time
 CONCURRENCY = int(os.environ.get("DJ_CRASH_CONCURRENCY", "8"))
+#: waiting cells (``Scenario.waits``) run at once beside them
+WAITING_CONCURRENCY = int(os.environ.get("DJ_CRASH_WAITING_CONCURRENCY", "6"))
+#: seconds between the starts of the first waiting cells
+WAITING_STAGGER = 2.0
 
 
 def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str, Any]:
@@ -52,7 +60,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             aws_fleet = AwsFleet({c.key: (c.scenario.vendor, c.dag_id) for c in aws})
             env.update(aws_fleet.conn_env({c.conn_id: c.key for c in aws}))
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
-        stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + 4)
+        stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
         stack.start()
         wanted = {c.dag_id for c in cells}
@@ -81,24 +89,36 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
 
 
 def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[Cell],
-              concurrency: int = CONCURRENCY) -> dict[str, Outcome]:
+              concurrency: int = CONCURRENCY, waiting_concurrency: int = WAITING_CONCURRENCY) -> dict[str, Outcome]:
     outcomes: dict[str, Outcome] = {}
     # Batch cells first: the official BatchOperator's sync wait sleeps 1-10 s at random between polls,
     # so its cells are the longest; started first, they overlap the Databricks cells instead of trailing.
-    shared = sorted((c for c in cells if not c.scenario.exclusive), key=lambda c: c.scenario.vendor != "batch")
+    busy = sorted((c for c in cells if not c.scenario.exclusive and not c.scenario.waits),
+                  key=lambda c: c.scenario.vendor != "batch")
+    waiting = [c for c in cells if not c.scenario.exclusive and c.scenario.waits]
     alone = [c for c in cells if c.scenario.exclusive]
     ABORT.clear()
     try:
-        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="cell") as pool:
-            futures = {c.id: pool.submit(run_cell, stack, emulators[c.id], c) for c in shared}
-            for cell_id, future in futures.items():
-                outcomes[cell_id] = future.result()
+        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="cell") as pool, \
+                ThreadPoolExecutor(max_workers=max(1, waiting_concurrency), thread_name_prefix="waiting") as beside:
+            # The first wave of waiting cells starts a little apart: task starts are the CPU-heavy part.
+            futures = {c.id: beside.submit(_after, WAITING_STAGGER * i if i < waiting_concurrency else 0.0, run_cell,
+                                           stack, emulators[c.id], c) for i, c in enumerate(waiting)}
+            futures.update({c.id: pool.submit(run_cell, stack, emulators[c.id], c) for c in busy})
+            for cell in busy + waiting:  # the suite's order
+                outcomes[cell.id] = futures[cell.id].result()
         for cell in alone:  # they stop, pause or add the triggerer every deferred task shares
             outcomes[cell.id] = run_cell(stack, emulators[cell.id], cell)
     except BaseException:
         ABORT.set()  # every cell's next wait raises, so the pool ends and the stack can be stopped
         raise
     return outcomes
+
+
+def _after(seconds: float, fn, *args):
+    if ABORT.wait(seconds):
+        raise RuntimeError("the crash session was aborted")
+    return fn(*args)
 
 
 def _version(dist: str) -> str | None:
@@ -118,6 +138,7 @@ def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float
         "wall_seconds": {"total": round(total, 1), "stack_start": round(stack_start, 1),
                          "cells": round(cells_time, 1)},
         "concurrency": CONCURRENCY,
+        "waiting_concurrency": WAITING_CONCURRENCY,
         "scenarios": {s.name: {"title": s.title, "vendor": s.vendor, "expect": _expect(s)}
                       for s in SCENARIOS.values()},
         "cells": [outcomes[c.id].to_json() for c in cells if c.id in outcomes],

@@ -25,8 +25,10 @@ from typing import Any
 
 import psutil
 from crash_aws import SERVICES as AWS_SERVICES
-from crash_aws import AwsVendor
+from crash_aws import UNKNOWN_STATE, AwsVendor
 from crash_stack import AirflowStack, Emulator, StackDied, StackError, wait_for
+
+from durable_jobs import vendors
 
 OPERATORS = ("ours", "official")
 CHECKPOINT_KEY = "databricks_run_id_durable"
@@ -39,6 +41,12 @@ TERMINAL = ("success", "failed")
 SIGTERM_GRACE = 4.0
 KILLED_TASK_CLEANUP_TIME = 5  # the stack's [core] killed_task_cleanup_time
 STEP_TIMEOUT = 90.0
+#: The outage scenarios (issue 11): status calls answer 503 this long after the submit, then report a
+#: state no table lists for UNKNOWN_SECONDS, counted from the first such reply the task got.
+OUTAGE_SECONDS = 20.0
+UNKNOWN_SECONDS = 10.0
+#: The Databricks run of an outage cell outlasts the faults: RUNNING this long after its submit.
+OUTAGE_RUN_SECONDS = 45.0
 #: set when the session is interrupted: every cell's next wait raises instead of waiting on
 ABORT = threading.Event()
 
@@ -51,6 +59,8 @@ class Scenario:
     drivers: dict[str, Callable[[CellRun], None]]
     #: runs alone: it stops, pauses or adds a triggerer that every deferred task shares
     exclusive: bool = False
+    #: mostly waits on the vendor's clock (tens of seconds): runs beside the pool of busy cells
+    waits: bool = False
     #: what our operator must do: runs created, cancels, final state, try-number check
     expect_runs: int = 1
     expect_cancels: int | None = 0
@@ -131,6 +141,8 @@ class CellRun:
         self.emu = emulator
         self.cell = cell
         self.outcome = Outcome(cell.id, cell.scenario.name, cell.scenario.title, cell.operator, cell.mode)
+        #: what the scenario's own checks found (beyond runs, cancels, state and try)
+        self.deviations: list[str] = []
 
     # -------------------------------------------------------------- small helpers
     @property
@@ -143,14 +155,15 @@ class CellRun:
     def note(self, text: str) -> None:
         self.outcome.notes.append(text)
 
-    def wait(self, what: str, predicate: Callable[[], Any], timeout: float = STEP_TIMEOUT) -> Any:
+    def wait(self, what: str, predicate: Callable[[], Any], timeout: float = STEP_TIMEOUT,
+             interval: float = 0.1) -> Any:
         def checked():
             if ABORT.is_set():
                 raise StackDied("the crash session was aborted")
             self.stack.check_alive()
             return predicate()
 
-        return wait_for(f"{self.cell.id}: {what}", checked, timeout, 0.1)
+        return wait_for(f"{self.cell.id}: {what}", checked, timeout, interval)
 
     def trigger(self) -> None:
         self.stack.trigger(self.cell.dag_id, self.run_id)
@@ -186,6 +199,44 @@ class CellRun:
 
     def ledger(self) -> dict[str, Any]:
         return self.emu.ledger()
+
+    # -------------------------------------------------------------- the vendor, for the outage driver
+    @property
+    def status_op(self) -> str:
+        return GET
+
+    def hold_submit(self) -> None:
+        self.arm(SUBMIT, "after")
+
+    def wait_submit_held(self) -> str:
+        """The submit parked after the vendor created the job; the job's id, from the vendor's side."""
+        self.wait_held(SUBMIT, "after")
+        runs = self.ledger()["runs"]
+        if len(runs) != 1:
+            raise StackError(f"{self.cell.id}: {len(runs)} runs created at the held submit")
+        return f"run {next(iter(runs))}"
+
+    def release_submit(self) -> None:
+        self.emu.release()
+
+    def arm_outage(self) -> None:
+        """Two rules on runs/get, claimed in order: 503 for OUTAGE_SECONDS from now, then the unknown
+        state for UNKNOWN_SECONDS from the first reply it rewrote (the sync and the async hook alike)."""
+        self.emu._call("POST", "faults", [
+            {"path": GET, "status": 503, "count": -1, "seconds": OUTAGE_SECONDS},
+            {"path": GET, "mode": "rewrite", "count": -1, "seconds": UNKNOWN_SECONDS, "seconds_from": "first",
+             "patch": {"state": {"life_cycle_state": UNKNOWN_STATE, "result_state": None}}},
+        ])
+
+    def status_faults(self) -> list[tuple[float, str]]:
+        """(Unix time, "503" | "unknown") of every injected answer to the status call."""
+        return [(f["ts"], "unknown" if f["mode"] == "rewrite" else str(f["status"]))
+                for f in self.ledger()["faults_fired"] if f["path"] == GET]
+
+    def vendor_jobs(self) -> list[str]:
+        """Each job's state on the vendor's side, oldest first."""
+        runs = sorted(self.ledger()["runs"].items(), key=lambda kv: int(kv[0]))
+        return [f"{r['state']}/{r['result_state']}" if r["result_state"] else r["state"] for _, r in runs]
 
     # -------------------------------------------------------------- windows
     def arm(self, path: str, phase: str) -> None:
@@ -296,11 +347,18 @@ class CellRun:
         else:  # the try ended by itself; the LocalExecutor worker process is reused, leave it be
             self.note(f"SIGTERM to supervisor pid {supervisor.pid}; the try ended within the grace")
 
+    def scheduler_saw_exit(self, try_number: int) -> bool:
+        """The scheduler logged the executor's event for this try's process (it exited, e.g. deferred)."""
+        key = (f"TaskInstanceKey(dag_id='{self.cell.dag_id}', task_id='{self.task_id}', run_id='{self.run_id}', "
+               f"try_number={try_number},")
+        text = self.stack.procs["scheduler"].log_path.read_text(errors="replace")
+        return any("Received executor event with state" in line and key in line for line in text.splitlines())
+
     def procs_of_ti(self, ti_id: str) -> list[psutil.Process]:
         return self.stack.task_processes(ti_id)
 
     # -------------------------------------------------------------- outcome
-    def finish(self, timeout: float = 240.0) -> None:
+    def finish(self, timeout: float = 240.0, interval: float = 0.1) -> None:
         def done():
             ti = self.ti()
             if ti["state"] not in TERMINAL:
@@ -309,7 +367,7 @@ class CellRun:
                 return None  # the try's process is still finishing (on_kill, log upload)
             return ti
 
-        ti = self.wait("a final task state", done, timeout)
+        ti = self.wait("a final task state", done, timeout, interval)
         self.outcome.final_state = ti["state"]
         self.outcome.try_number = ti["try_number"]
 
@@ -422,8 +480,16 @@ def w5_sync(run: CellRun) -> None:
 
 
 def w5_deferrable(run: CellRun) -> None:
+    # The run is held PENDING until the scheduler has taken in the exit of the process that deferred:
+    # a trigger that fires before that gets its resumed try failed by the scheduler ("finished with
+    # state success, but the task instance's state attribute is queued"), an Airflow race that the
+    # 1.3 s run lost under load, and then no execute_complete of try 1 is there to kill.
     run.arm(GET_OUTPUT, "before")
+    run.freeze()
     run.trigger()
+    run.wait_deferred_and_polled()
+    run.wait("the scheduler to take in the deferring process's exit", lambda: run.scheduler_saw_exit(1), 60, 0.5)
+    run.thaw()
     held = run.wait_held(GET_OUTPUT, "before")
     del held
     ledger = run.ledger()
@@ -585,6 +651,87 @@ def clear_running(run: CellRun) -> None:
     run.thaw()
 
 
+def _when(stamp: str | None) -> float | None:
+    """Unix time of an Airflow API timestamp (ISO 8601), or None."""
+    if not stamp:
+        return None
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def outage(run: CellRun) -> None:
+    """Issue 11 on the real stack: right after the submit, the status call answers 503 for
+    OUTAGE_SECONDS, then reports a state no table lists for UNKNOWN_SECONDS (counted from the first
+    such reply the task got), then answers normally; the job runs on to success.
+
+    The submit's reply is held until both rules are armed, so the job provably exists on the
+    vendor's side and every status call the task makes after it meets the outage first.
+    Databricks: the run stays RUNNING for OUTAGE_RUN_SECONDS, past the faults. AWS: moto's
+    progression is process-wide (a job moves on only when moto is read, so not during the 503s);
+    a job may end while its replies say it is in the unknown state.
+    """
+    if not isinstance(run, AwsCellRun):
+        run.emu.config(running_seconds=OUTAGE_RUN_SECONDS)
+    run.hold_submit()
+    run.trigger()
+    job = run.wait_submit_held()
+    run.arm_outage()
+    armed = time.time()
+    run.release_submit()
+    run.proof(f"vendor: {job} created; the submit's reply held until the faults were armed on {run.status_op}")
+    # These cells wait tens of seconds and run beside the busy ones: they ask Airflow's REST API
+    # once a second (not ten times), so that the shared api-server keeps up with everyone.
+    run.wait(f"{run.status_op} answered 503", lambda: any(k == "503" for _, k in run.status_faults()), 60, 0.25)
+    run.wait(f"{run.status_op} reporting {UNKNOWN_STATE} (or the task ending)",
+             lambda: any(k == "unknown" for _, k in run.status_faults()) or run.ti()["state"] in TERMINAL,
+             OUTAGE_SECONDS + 150, 1.0)
+    unknown = [t for t, k in run.status_faults() if k == "unknown"]
+    if unknown:  # what the vendor holds when the faults are over (a note: the outcome is what counts)
+        closes = unknown[0] + UNKNOWN_SECONDS
+        run.wait("the unknown-state window to close", lambda: time.time() > closes, UNKNOWN_SECONDS + 30, 0.25)
+        run.note(f"vendor when the unknown-state window closed ({closes - armed:+.1f} s): "
+                 f"{', '.join(run.vendor_jobs())}")
+    run.finish(interval=1.0)
+    _judge_outage(run, armed)
+
+
+def _judge_outage(run: CellRun, armed: float) -> None:
+    """Prove, from the vendor's ledger, that the faults reached the running task; find an unknown
+    state taken as an end (the task ending while the vendor still reported it)."""
+    faults = run.status_faults()
+    errors = [t for t, k in faults if k == "503"]
+    unknown = [t for t, k in faults if k == "unknown"]
+    ti = run.ti()
+    tn, start, end = ti["try_number"], _when(ti.get("start_date")), _when(ti.get("end_date"))
+
+    def at(t: float) -> str:
+        return f"{t - armed:+.1f} s"
+
+    op = run.status_op
+    run.proof(f"{op} answered 503 x{len(errors)}, from {at(errors[0])} to {at(errors[-1])} after arming")
+    if unknown:
+        run.proof(f"{op} reported {UNKNOWN_STATE} x{len(unknown)}, from {at(unknown[0])} to {at(unknown[-1])}, "
+                  f"then normal replies")
+    else:
+        run.deviations.append(f"{op} never reported {UNKNOWN_STATE}: no status call reached it after the outage")
+    if start is None or end is None:
+        return
+    if all(start <= t <= end for t in errors + unknown):
+        run.proof(f"all of them answered try {tn} while it ran ({at(start)} to {at(end)})")
+    else:
+        run.note(f"try {tn} ran {at(start)} to {at(end)}; earlier tries met the faults it did not")
+    if unknown and run.outcome.final_state in TERMINAL and end < unknown[0] + UNKNOWN_SECONDS:
+        run.deviations.append(
+            f"try {tn} ended ({run.outcome.final_state}) at {at(end)}, while the vendor still reported "
+            f"{UNKNOWN_STATE} (until {at(unknown[0] + UNKNOWN_SECONDS)}): an unknown state taken as an end")
+
+
+def outage_title(unit: str, service: str = "", op: str = "") -> str:
+    what = f"{service}: {op} fails" if op else "status calls fail"
+    return (f"{what} for {OUTAGE_SECONDS:.0f} s (HTTP 503), then {'reports' if op else 'report'} an unknown state "
+            f"for {UNKNOWN_SECONDS:.0f} s, while the {unit} goes on to succeed")
+
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("W1", "worker SIGKILL before submit (runs/submit held before the vendor)",
              {"sync": kill_in_window(SUBMIT, "before", store_check=_no_run_yet),
@@ -616,6 +763,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
     Scenario("CLEAR", "user clears the running task (a fresh run is wanted)",
              {"sync": clear_running}, expect_runs=2, expect_cancels=1, expect_min_try=2),
+    Scenario("OUTAGE", outage_title("run"), {"sync": outage, "deferrable": outage},
+             expect_min_try=1, expect_max_try=1, waits=True, ci=("deferrable",)),
 ]}
 
 
@@ -669,6 +818,35 @@ class AwsCellRun(CellRun):
         self.proof(f"deferred; trigger {ti['trigger']['id']} on triggerer job {ti['trigger']['triggerer_id']} "
                    f"polling {describe}")
         return ti
+
+    # -------------------------------------------------------------- the vendor, for the outage driver
+    @property
+    def status_op(self) -> str:
+        return self.emu.service.describe
+
+    def hold_submit(self) -> None:
+        self.emu.hold_submit()
+
+    def wait_submit_held(self) -> str:
+        submit = self.emu.service.submit
+        self.wait(f"{submit} parked after moto created the job", self.emu.held)
+        created = self.emu.created()
+        if len(created) != 1:
+            raise StackError(f"{self.cell.id}: {len(created)} jobs created at the held {submit}")
+        unit = vendors.crash_vendor(self.cell.scenario.vendor)[0].unit
+        return f"{self.emu.service.name} {unit} {created[0]}"
+
+    def release_submit(self) -> None:
+        self.emu.release()
+
+    def arm_outage(self) -> None:
+        self.emu.outage(OUTAGE_SECONDS, UNKNOWN_SECONDS)
+
+    def status_faults(self) -> list[tuple[float, str]]:
+        return self.emu.status_faults()
+
+    def vendor_jobs(self) -> list[str]:
+        return [j["status"] for j in self.emu.jobs()]
 
     def collect(self) -> None:
         service = self.emu.service
@@ -739,6 +917,11 @@ AWS_SCENARIOS: list[Scenario] = [
              {"deferrable": aws_w4}, exclusive=True, expect_min_try=1, expect_max_try=1, vendor="batch"),
     Scenario("ATHENA-W2", "Amazon Athena: worker SIGKILL after AWS accepted StartQueryExecution, before the id "
              "reached the store", {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="athena"),
+    *(Scenario(f"{label}-OUTAGE", outage_title(unit, AWS_SERVICES[key].name, AWS_SERVICES[key].describe.split(":")[1]),
+               {"sync": outage, "deferrable": outage}, expect_min_try=1, expect_max_try=1, waits=True, vendor=key)
+      for key, label in (("batch", "BATCH"), ("glue", "GLUE"), ("emr_serverless", "EMR-SERVERLESS"),
+                         ("athena", "ATHENA"))
+      for unit in [next(s.unit for _, s in vendors.services() if s.key == key)]),
 ]
 SCENARIOS.update({s.name: s for s in AWS_SCENARIOS})
 
@@ -766,7 +949,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     except Exception as err:
         run.outcome.error = (run.outcome.error or "") + f"\ncollect failed: {err!r}"
     run.outcome.seconds = round(time.monotonic() - started, 1)
-    run.outcome.deviations = violations(run.outcome, cell.scenario)
+    run.outcome.deviations = violations(run.outcome, cell.scenario) + run.deviations
     if run.outcome.error or (run.ours and run.outcome.deviations):
         run.outcome.log_tail = run.task_log_tail()
     return run.outcome

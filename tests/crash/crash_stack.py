@@ -341,6 +341,11 @@ class AirflowStack:
             # SQLite holds with WAL (set after migrate) and a long busy timeout: the components wait for
             # each other's writes instead of failing with "database is locked".
             "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
+            # Room for every concurrent cell's REST reads and every task's Execution API calls at once
+            # (default 5 + 10): when readers hold all of the api-server's connections, a request that
+            # holds SQLite's write lock and asks for a second connection stalls everyone for a minute.
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_POOL_SIZE": "20",
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_MAX_OVERFLOW": "20",
             "AIRFLOW__API__HOST": "127.0.0.1",
             "AIRFLOW__API__PORT": str(self.port),
             "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{self.port}",

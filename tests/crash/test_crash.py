@@ -11,8 +11,9 @@ import json
 import pytest
 from crash_scenarios import all_cells
 
-#: Cells that fail because of a product bug, with the bug. strict: the fix turns them into XPASS.
-KNOWN_BUGS: dict[str, str] = {}  # cell id -> why it fails; each entry is xfail(strict=True)
+# KNOWN_BUGS: cells that fail because of a product bug, with the bug (in known_bugs.py, which the matrix's
+# unit tests read too). Each entry is xfail(strict=True): the fix turns it into XPASS.
+from known_bugs import KNOWN_BUGS
 
 
 def _params():

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 from tools import crash_matrix
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _data(official_deviations=("2 runs created",), error=None):
@@ -63,10 +67,22 @@ def test_cli_prints_text(tmp_path, capsys):
     assert crash_matrix.main(["--json", str(tmp_path / "nope.json")]) == 2
 
 
+def _known_bugs() -> dict[str, str]:
+    """tests/crash/known_bugs.py: the cells of ours that fail on a product bug (strict xfail in tests/crash)."""
+    spec = importlib.util.spec_from_file_location("crash_known_bugs", ROOT / "tests" / "crash" / "known_bugs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.KNOWN_BUGS
+
+
 def test_committed_cells_of_ours_all_passed():
     data = crash_matrix.load()
+    bugs = _known_bugs()
     ours = [c for c in data["cells"] if c["operator"] == "ours"]
-    assert ours and all(not c["deviations"] and not c["error"] for c in ours)
+    assert ours and all(not c["deviations"] and not c["error"] for c in ours if c["cell"] not in bugs)
+    # a cell is listed as a known bug only while it fails (the crash suite's xfail is strict)
+    assert all(c["deviations"] and not c["error"] for c in ours if c["cell"] in bugs)
 
 
 def test_units_are_pluralised_as_words():

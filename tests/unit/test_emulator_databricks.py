@@ -568,6 +568,31 @@ def test_reset_fault_closes_the_connection_after_the_work(emu, hook):
     assert rows == [(run_id, False), (run_id, True)]
 
 
+def test_window_from_first_reply_starts_where_an_outage_ends_for_the_client(emu, hook):
+    """An outage, then an unknown state for a window counted from the first reply it rewrote."""
+    run_id = hook.submit_run(payload())
+    emu.add_fault("jobs/runs/get", 503, count=-1, seconds=0.3)
+    unknown = {"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}
+    control(emu, "faults", {"path": "jobs/runs/get", "mode": "rewrite", "count": -1, "seconds": 0.4,
+                            "seconds_from": "first", "patch": unknown})
+
+    def ask() -> str:
+        response = requests.get(f"{emu.url}/api/2.2/jobs/runs/get", params={"run_id": run_id},
+                                headers={"Authorization": "Bearer emulator-token"}, timeout=5)
+        if response.status_code != 200:
+            return str(response.status_code)
+        return response.json()["state"]["life_cycle_state"]
+
+    assert ask() == "503"
+    time.sleep(1.0)  # the client backed off past both windows as counted from arming
+    assert [ask(), ask()] == ["HIBERNATING", "HIBERNATING"]  # the rewrite's window starts at its first reply
+    time.sleep(0.5)
+    assert ask() == "PENDING"
+    fired = [(f["status"], f["mode"]) for f in emu.ledger()["faults_fired"]]
+    assert fired == [(503, "error"), (500, "rewrite"), (500, "rewrite")]
+    assert control(emu, "faults", {"path": "jobs/runs/get", "seconds_from": "later"}, expect=400)["message"]
+
+
 def test_bad_fault_rules_are_rejected(emu):
     for bad in ({"path": "jobs/runs/get", "mode": "explode"}, {"status": 500}, {"path": "x", "status": 200}):
         assert control(emu, "faults", bad, expect=400)["error_code"] == "INVALID_PARAMETER_VALUE"

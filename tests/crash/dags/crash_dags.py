@@ -55,21 +55,46 @@ def _cells() -> list[dict]:
         return json.load(f)
 
 
+#: Resource names of durable_jobs.emulators.aws_env (the shared moto's Batch queue, Athena workgroup, IAM role).
+ROLE_ARN = "arn:aws:iam::123456789012:role/durable-jobs-role"
+SCRIPT = "s3://durable-bucket/scripts/etl.py"
+
+
 def _aws_task(cell: dict) -> None:
-    """The cell's AWS task, ours or the official one, on its own connection (its own proxy)."""
+    """The cell's AWS task, ours or the official one, on its own connection (its own proxy).
+
+    Each cell's jobs carry its DAG id (Batch job name, Glue job, EMR Serverless run name, Athena query
+    text), which is how tests/crash/crash_aws.py counts them in the shared moto.
+    """
     from airflow.providers.amazon.aws.operators import athena as official_athena
     from airflow.providers.amazon.aws.operators import batch as official_batch
+    from airflow.providers.amazon.aws.operators import emr as official_emr
+    from airflow.providers.amazon.aws.operators import glue as official_glue
 
     from durable_jobs.operators import aws as ours_aws
 
+    ours = cell["operator"] == "ours"
     common = dict(task_id="submit", aws_conn_id=cell["conn_id"], deferrable=cell["mode"] == "deferrable",
                   retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
-    if cell["operator"] == "ours":
+    if ours:
         common["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
     if cell["vendor"] == "athena":  # the query names the cell: moto's listing is counted per cell by it
-        op = ours_aws.AthenaOperator if cell["operator"] == "ours" else official_athena.AthenaOperator
+        op = ours_aws.AthenaOperator if ours else official_athena.AthenaOperator
         op(query=f"SELECT '{cell['dag_id']}' AS cell", database="analytics", workgroup="durable-athena",
            sleep_time=1, **common)
+        return
+    if cell["vendor"] == "glue":  # one Glue job per cell, created by the operator on its first try
+        op = ours_aws.GlueJobOperator if ours else official_glue.GlueJobOperator
+        op(job_name=cell["dag_id"], script_location=SCRIPT, iam_role_arn=ROLE_ARN, s3_bucket="durable-bucket",
+           concurrent_run_limit=5, job_poll_interval=1, waiter_delay=1, waiter_max_attempts=600, **common)
+        return
+    if cell["vendor"] == "emr_serverless":  # the shared application; the run is named after the cell
+        op = ours_aws.EmrServerlessStartJobOperator if ours else official_emr.EmrServerlessStartJobOperator
+        if ours:
+            common["cancel_on_kill"] = True  # its official boolean (True: a user's kill cancels)
+        op(application_id=os.environ.get("DJ_CRASH_EMR_APPLICATION", ""), execution_role_arn=ROLE_ARN,
+           name=cell["dag_id"], job_driver={"sparkSubmit": {"entryPoint": SCRIPT}}, waiter_delay=1,
+           waiter_max_attempts=600, **common)
         return
     op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
     op(job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def", poll_interval=1,
@@ -81,7 +106,7 @@ for cell in _cells():
         cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
         max_active_runs=1, tags=["durable-jobs-crash"],
     ) as dag:
-        if cell.get("vendor") in ("batch", "athena"):  # tests/crash/crash_aws.py SERVICES
+        if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena"):  # tests/crash/crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
