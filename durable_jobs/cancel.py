@@ -30,19 +30,40 @@ def validate_policy(value: Any) -> str:
     )
 
 
-def decide_cancel(policy: str, current_state: str | None, *, still_alive_state: str) -> bool:
+def decide_cancel(
+    policy: str, current_state: str | None, *, still_alive_state: str, last_try: bool = False
+) -> bool:
     """Pure part: cancel under ``policy`` given the task instance's state as Airflow reports it.
 
     ``current_state`` is None when Airflow could not be asked (heartbeat loss, API down): that is
-    infrastructure by definition, so the job is left running.
+    infrastructure by definition, so the job is left running — unless this is the ``last_try``: then
+    no retry will ever reconnect to the job, and leaving it would orphan it.
     """
     if policy == "always":
         return True
     if policy == "never":
         return False
+    if last_try:
+        return True
     if current_state is None:
         return False
     return current_state != still_alive_state
+
+
+def no_retry_left(ti: Any) -> bool:
+    """True when Airflow will not retry this try if it fails: the server's own ``should_retry`` for it
+    (Airflow 3: it counts tries, ``max_tries`` and clears), else Airflow 2's ``is_eligible_to_retry``."""
+    context = getattr(ti, "_ti_context_from_server", None)
+    should_retry = getattr(context, "should_retry", None)
+    if isinstance(should_retry, bool):
+        return not should_retry
+    eligible = getattr(ti, "is_eligible_to_retry", None)
+    if callable(eligible):
+        try:
+            return not eligible()
+        except Exception:  # noqa: BLE001 - not answerable: assume a retry (the job is left for it)
+            return False
+    return False
 
 
 def ti_state(dag_id: str, run_id: str, task_id: str, map_index: int | None) -> str | None:
@@ -104,9 +125,10 @@ def _ti_state_from_db(dag_id: str, run_id: str, task_id: str, map_index: int | N
 
 
 def cancel_from_worker(
-    *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any = None
+    *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any = None, last_try: bool = False
 ) -> None:
-    """The operator's ``on_kill``: cancel ``job_id`` if ``policy`` says this kill was a user's.
+    """The operator's ``on_kill``: cancel ``job_id`` if ``policy`` says this kill was a user's, or if
+    this is the ``last_try`` (no retry would ever reconnect: the job would be orphaned).
 
     When SIGTERM interrupted a call to Airflow that holds the supervisor channel (an XCom push, a
     state-store write), asking Airflow from the signal handler would wait on that lock forever:
@@ -115,17 +137,27 @@ def cancel_from_worker(
     logger = logger or log
     if policy == "user" and _comms_busy():
         threading.Thread(
-            target=_cancel_if_user_stopped, args=(policy, ti, job_id, client, logger),
+            target=_cancel_if_user_stopped, args=(policy, ti, job_id, client, logger, last_try),
             name="durable-jobs-on-kill",
         ).start()
         return
-    _cancel_if_user_stopped(policy, ti, job_id, client, logger)
+    _cancel_if_user_stopped(policy, ti, job_id, client, logger, last_try)
 
 
-def _cancel_if_user_stopped(policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any) -> None:
+def _cancel_if_user_stopped(
+    policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any, last_try: bool = False
+) -> None:
     current = None
-    if policy == "user" and ti is not None:
+    if policy == "user" and ti is not None and not last_try:
         current = ti_state(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
+    if policy == "user" and last_try:
+        logger.warning(
+            "on_kill on the last try (Airflow will not retry this task): cancelling %s %s %s, which no retry "
+            "would ever reconnect to. A later clear of this task starts a fresh job.", client.vendor, client.unit,
+            job_id,
+        )
+        client.cancel(job_id)
+        return
     if not decide_cancel(policy, current, still_alive_state="running"):
         logger.warning(
             "on_kill while Airflow shows this task as %s: the kill came from the infrastructure "

@@ -15,6 +15,7 @@ commands:
            in three failure scenarios, and print how many runs the vendor received
   lint     find state and retry anti-patterns in DAG files (no Airflow import needed)
   doctor   explain what this Airflow deployment supports (state stores, triggerer, settings)
+  reconcile  list (--cancel: cancel) external jobs still running for finished task instances
 
 Run 'durable-jobs <command> --help' for a command's options.
 """
@@ -32,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
         from durable_jobs.lint import main as run
     elif command == "doctor":
         from durable_jobs.doctor import main as run
+    elif command == "reconcile":
+        from durable_jobs.reconcile import main as run
     else:
         print(f"durable-jobs: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
         return 2

@@ -116,13 +116,14 @@ class BatchOperator(_AwsDurableMixin, _batch.BatchOperator):
             context=context, operator=self, region_name=self.hook.conn_region_name,
             aws_partition=self.hook.conn_partition, job_id=job_id,
         )
-        self._persist_links(context)
+        # DescribeJobs, for the job queue/definition links: under the fault policy (the job is fine)
+        self.call_vendor(job_id, lambda: self._persist_links(context))
 
     def job_result(self, context: Context, job_id: Any) -> Any:
         self.job_id = job_id
         if self.awslogs_enabled:
             self._print_awslogs(job_id)
-        self._persist_cloudwatch_link(context)
+        self.call_vendor(job_id, lambda: self._persist_cloudwatch_link(context))
         return job_id
 
     def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:

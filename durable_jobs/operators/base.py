@@ -17,6 +17,7 @@ who switches back to the official operator still reconnects.
 
 from __future__ import annotations
 
+import sys
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
@@ -24,7 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_jobs.arguments import flag, positive_seconds
-from durable_jobs.cancel import cancel_from_worker, validate_policy
+from durable_jobs.cancel import cancel_from_worker, no_retry_left, validate_policy
 from durable_jobs.exceptions import (
     CheckpointError,
     DurableJobError,
@@ -51,6 +52,9 @@ from durable_jobs.resend import submit_once
 from durable_jobs.shims import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
+    TRIGGER_FAIL_METHOD,
+    TRIGGER_TIMEOUT_ERRORS,
+    AirflowTaskTimeout,
     ResumableJobMixin,
     apply_defaults,
     has_state_store,
@@ -125,6 +129,10 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self._durable_raw_request = stable_json(self._raw_request())
         self._job_id: Any = None
         self._durable_ti: RuntimeTaskInstanceProtocol | None = None
+        # What on_kill needs when Airflow's execution_timeout interrupts the try.
+        self._durable_store: Store | None = None
+        self._durable_record: CheckpointRecord | None = None
+        self._durable_cancelled = False
 
     # ----------------------------------------------------------------- subclass surface
     @abstractmethod
@@ -311,10 +319,12 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         now = self._try_info(context)
         digest, fields = fingerprint(self._durable_raw_request)
         client = self.job_client
+        intent_time = record.intent_time if record else None
         decision = decide(
             record, now=now, request_fingerprint=digest, request_fields=fields,
-            status_of=client.status,
-            find=lambda key: client.find(key, since=record.intent_time if record else None),
+            # the retry's own questions go through the fault policy too: a 503 must not fail it
+            status_of=lambda job_id: self.call_vendor(job_id, lambda: client.status(job_id)),
+            find=lambda key: self.call_vendor(key, lambda: client.find(key, since=intent_time)),
             key_of=self._key, fresh_on_clear=self.fresh_on_clear,
         )
         if decision.changed:
@@ -364,6 +374,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         record = CheckpointRecord.start_epoch(
             request_fingerprint=digest, fields=fields, try_number=now.try_number, max_tries=now.max_tries,
             retries=now.retries, client=self.job_client.classpath(),
+            client_kwargs=self.job_client.serialize(),
         )
         self._key(record)
         self._write(store, record)  # the intent, before anything reaches the vendor
@@ -375,6 +386,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         job_id = submit_once(self.job_client, request, key, self.poll_policy(), log=self.log)
         self._job_id = job_id
         record.id = job_id
+        self._durable_store, self._durable_record = store, record
         if store is not None:
             self._write(store, record)
         self.log.info("Submitted %s %s %s with idempotency key %s", self.job_client.vendor, self.job_client.unit,
@@ -401,10 +413,18 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             return self.accepted_result(context, job_id)
         if getattr(self, "deferrable", False):
             return self._defer(context, store, record, job_id)
-        while True:
-            status = self.wait_for_job(context, job_id)
-            if status.phase is JobPhase.SUCCEEDED or not self.on_failed_job(context, job_id, status):
-                return self._finish(context, store, record, job_id, status)
+        try:
+            while True:
+                status = self.wait_for_job(context, job_id)
+                if status.phase is JobPhase.SUCCEEDED or not self.on_failed_job(context, job_id, status):
+                    return self._finish(context, store, record, job_id, status)
+        except AirflowTaskTimeout:
+            self._cancel_orphan(job_id, store, record, "execution_timeout, the task's own bound, was reached")
+            raise
+        except (VendorCallError, UnknownJobStateError):
+            if no_retry_left(self._durable_ti):
+                self._cancel_orphan(job_id, store, record, "the last try failed while the job may still run")
+            raise
 
     def _finish(
         self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any, status: JobStatus
@@ -464,6 +484,10 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         if job_id is None:
             raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
         self._job_id = job_id
+        if event["status"] in (EVENT_ERROR, EVENT_POLL_LIMIT) and no_retry_left(self._durable_ti):
+            store = self._store(context)
+            self._cancel_orphan(job_id, store, self._read(store) if store is not None else None,
+                                "the last try failed while the job may still run")
         if event["status"] == EVENT_ERROR:
             raise _error_from_event(event, self.job_client, job_id)
         if event["status"] == EVENT_POLL_LIMIT:
@@ -528,16 +552,57 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def get_job_result(self, external_id: Any, context: Context) -> Any:
         return self.job_result(context, external_id)
 
-    # ----------------------------------------------------------------- kill
+    # ----------------------------------------------------------------- kill, and no orphans
     def on_kill(self) -> None:
         job_id = self._job_id
         if job_id is None:
             self.log.info("on_kill: no external job was submitted by this try; nothing to cancel")
             return
+        if self._durable_cancelled:
+            return
+        if isinstance(sys.exc_info()[1], AirflowTaskTimeout):  # Airflow calls on_kill inside its timeout handler
+            self._cancel_orphan(job_id, self._durable_store, self._durable_record,
+                                "execution_timeout, the task's own bound, was reached")
+            return
         cancel_from_worker(
-            policy=self.cancel_on_kill, ti=getattr(self, "_durable_ti", None), job_id=job_id,
-            client=self.job_client, logger=self.log,
+            policy=self.cancel_on_kill, ti=self._durable_ti, job_id=job_id, client=self.job_client,
+            logger=self.log, last_try=no_retry_left(self._durable_ti),
         )
+
+    def resume_execution(self, next_method: str, next_kwargs: dict[str, Any] | None, context: Context) -> Any:
+        """Airflow resumes a deferred task only to fail it when its trigger timed out (``execution_timeout``
+        included) or crashed: the job is cancelled first if that bound was the user's, or no retry is left."""
+        if next_method == TRIGGER_FAIL_METHOD:
+            timed_out = str((next_kwargs or {}).get("error", "")) in TRIGGER_TIMEOUT_ERRORS
+            self._durable_ti = context.get("ti")
+            if timed_out or no_retry_left(self._durable_ti):
+                store = self._store(context)
+                record = self._read(store) if store is not None else None
+                if record is not None and record.id is not None and record.status is None:
+                    why = ("the deferral outlived execution_timeout (or its trigger timeout)" if timed_out
+                           else "the trigger failed on the last try")
+                    self._cancel_orphan(record.id, store, record, why)
+        return super().resume_execution(next_method, next_kwargs, context)
+
+    def _cancel_orphan(self, job_id: Any, store: Store | None, record: CheckpointRecord | None, why: str) -> None:
+        """This try fails while the job may still run, and nothing will come back for it: cancel it, and
+        record it failed so that a later try (a retry after a timeout, a clear) starts a new job."""
+        client = self.job_client
+        if self.cancel_on_kill == "never":
+            self.log.warning("%s; cancel_on_kill='never': %s %s %s is left running", why, client.vendor, client.unit,
+                             job_id)
+            return
+        self.log.warning("%s: cancelling %s %s %s so that it is not left running; a later try starts a new %s.",
+                         why, client.vendor, client.unit, job_id, client.unit)
+        try:
+            client.cancel(job_id)
+        except Exception as err:
+            self.log.error("Could not cancel %s %s %s (%s): cancel it in %s's console, or with `durable-jobs "
+                           "reconcile --cancel`.", client.vendor, client.unit, job_id, cap(err, 300), client.vendor)
+            return
+        self._durable_cancelled = True
+        if record is not None:
+            self._record(store, record, STATUS_FAILED)
 
 
 _VENDOR_ERRORS: dict[str, type[VendorCallError]] = {

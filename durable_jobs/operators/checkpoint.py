@@ -5,10 +5,12 @@
     {"v": 1, "nonce": "<uuid4 hex>", "id": <external id or null>, "ts": "<intent time, UTC ISO>",
      "fingerprint": "<sha256>", "fields": {"<top-level field>": "<8 hex>"}, "try_number": 1,
      "max_tries": 3, "retries": 3, "client": "<JobClient classpath>", "key": "<vendor key>",
-     "status": null}
+     "status": null, "client_kwargs": {"databricks_conn_id": "...", ...}}
 
 ``key`` is the nonce as formatted for the vendor (with a user's own token, if any), kept so a
-same-key resubmit sends byte-for-byte what the lost submit sent.
+same-key resubmit sends byte-for-byte what the lost submit sent. ``client_kwargs`` (the client's
+``serialize()``: connection ids, region, queue — never a secret) lets ``durable-jobs reconcile`` ask
+the vendor about a job without the DAG.
 
 The nonce is random and made when an epoch starts: a key derived from dag_id/run_id would be
 handed back to a fresh submit after the record is wiped (clear_on_success, state-store clean,
@@ -93,16 +95,18 @@ class CheckpointRecord:
     client: str | None = None
     status: str | None = None
     key: str | None = None
+    client_kwargs: dict[str, Any] | None = None
     legacy: bool = False
 
     @classmethod
     def start_epoch(
         cls, *, request_fingerprint: str, fields: dict[str, str], try_number: int, max_tries: int,
-        retries: int, client: str,
+        retries: int, client: str, client_kwargs: dict[str, Any] | None = None,
     ) -> CheckpointRecord:
         return cls(
             nonce=new_nonce(), id=None, ts=utcnow_iso(), fingerprint=request_fingerprint, fields=fields,
             try_number=try_number, max_tries=max_tries, retries=retries, client=client,
+            client_kwargs=client_kwargs,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -115,6 +119,8 @@ class CheckpointRecord:
             data["key"] = self.key
         if self.status is not None:
             data["status"] = self.status
+        if self.client_kwargs is not None:
+            data["client_kwargs"] = self.client_kwargs
         return data
 
     @property
@@ -151,6 +157,7 @@ def parse_record(value: Any, *, key: str) -> CheckpointRecord | None:
             fields=dict(value.get("fields") or {}), try_number=_opt_int(value.get("try_number")),
             max_tries=_opt_int(value.get("max_tries")), retries=_opt_int(value.get("retries")),
             client=value.get("client"), status=value.get("status"), key=value.get("key"),
+            client_kwargs=dict(value["client_kwargs"]) if isinstance(value.get("client_kwargs"), dict) else None,
         )
     except (TypeError, ValueError) as err:
         raise CheckpointError(_bad(key, value, str(err))) from err

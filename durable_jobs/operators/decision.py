@@ -6,7 +6,8 @@ The order (DESIGN.md) matters and is tested as a table:
 2. a *clear* since the record was written → new epoch (unless ``fresh_on_clear=False``)
 3. request fingerprint changed → new epoch, naming the changed fields
 4. a terminal outcome already recorded → result (succeeded) or new epoch (failed)
-5. record with id → ask the vendor: active → reconnect; succeeded → result; else → new epoch
+5. record with id → ask the vendor: active (or a state it does not know) → reconnect; succeeded →
+   result; failed, cancelled, missing → new epoch
 6. record without id (crash inside the submit→persist window) → ``find(key)``:
    found → as 5; not found → resubmit with the *same* key
 """
@@ -103,6 +104,9 @@ def decide(
     status = status_of(job_id)
     if status.phase is JobPhase.ACTIVE:
         return Decision(Action.RECONNECT, f"job {job_id} is {status.state}: reconnecting", job_id, status)
+    if status.phase is JobPhase.UNKNOWN:  # never an end: watch it (the fault policy's budget decides)
+        return Decision(Action.RECONNECT, f"job {job_id} is in an unknown state {status.state!r}: reconnecting",
+                        job_id, status)
     if status.phase is JobPhase.SUCCEEDED:
         return Decision(Action.RESULT, f"job {job_id} already succeeded", job_id, status)
     return Decision(Action.NEW_EPOCH, f"job {job_id} is {status.state} ({status.phase.value})", job_id, status)

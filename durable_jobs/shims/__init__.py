@@ -8,7 +8,7 @@ and working: it always submits fresh, because there is nowhere to keep a checkpo
 from __future__ import annotations
 
 from durable_jobs.shims.mixin import ResumableJobMixin, warn_durable_unsupported
-from durable_jobs.shims.operator import apply_defaults
+from durable_jobs.shims.operator import TRIGGER_FAIL_METHOD, TRIGGER_TIMEOUT_ERRORS, AirflowTaskTimeout, apply_defaults
 from durable_jobs.shims.version import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
@@ -20,6 +20,9 @@ from durable_jobs.shims.version import (
 )
 
 __all__ = [
+    "TRIGGER_FAIL_METHOD",
+    "TRIGGER_TIMEOUT_ERRORS",
+    "AirflowTaskTimeout",
     "AIRFLOW_V_3_3_PLUS",
     "NEVER_EXPIRE",
     "ResumableJobMixin",

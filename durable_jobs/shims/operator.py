@@ -19,3 +19,15 @@ except ImportError:  # Airflow 2.x
 apply_defaults: Callable[[Callable[..., Any]], Callable[..., Any]] = (
     BaseOperatorMeta._apply_defaults  # type: ignore[assignment]
 )
+
+try:  # Airflow 3
+    from airflow.sdk.exceptions import AirflowTaskTimeout
+except ImportError:  # Airflow 2.x
+    from airflow.exceptions import AirflowTaskTimeout  # type: ignore[no-redef,attr-defined,unused-ignore]
+
+#: ``next_method`` of a task Airflow resumes only to fail it (a trigger that timed out or crashed).
+TRIGGER_FAIL_METHOD = "__fail__"
+#: ``next_kwargs["error"]`` when the deferral outlived its timeout (``execution_timeout`` included).
+TRIGGER_TIMEOUT_ERRORS = ("Trigger timeout", "Trigger/execution timeout")  # Airflow 3, Airflow 2
+
+__all__ = ["TRIGGER_FAIL_METHOD", "TRIGGER_TIMEOUT_ERRORS", "AirflowTaskTimeout", "apply_defaults"]

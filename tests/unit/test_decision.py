@@ -25,6 +25,7 @@ STATUSES = {
     "ok": JobStatus(JobPhase.SUCCEEDED, "TERMINATED:SUCCESS"),
     "failed": JobStatus(JobPhase.FAILED, "TERMINATED:FAILED"),
     "missing": JobStatus(JobPhase.MISSING, "NOT_FOUND:"),
+    "unknown": JobStatus(JobPhase.UNKNOWN, "HIBERNATING"),
 }
 
 # (name, record, try info, vendor status of id 7, find() result, expected action)
@@ -34,6 +35,9 @@ CASES = [
     ("retry, job succeeded", rec(), TryInfo(2, 3, 3), "ok", None, Action.RESULT),
     ("retry, job failed", rec(), TryInfo(2, 3, 3), "failed", None, Action.NEW_EPOCH),
     ("retry, job history gone", rec(), TryInfo(2, 3, 3), "missing", None, Action.NEW_EPOCH),
+    # never an end: a second job while the first may run would break exactly-once (found by the
+    # crash matrix's BATCH-OUTAGE rows)
+    ("retry, job in a state the table does not list", rec(), TryInfo(2, 3, 3), "unknown", None, Action.RECONNECT),
     ("deferral resume, same try", rec(), TryInfo(1, 3, 3), "active", None, Action.RECONNECT),
     ("clear after success (max_tries reset)", rec(status="SUCCEEDED"), TryInfo(2, 4, 3), "ok", None,
      Action.NEW_EPOCH),

@@ -1,0 +1,153 @@
+"""``durable-jobs reconcile``: external jobs still running for task instances that have finished.
+
+A job can outlive its task: a worker SIGKILLed on the last try, a heartbeat lost, a deploy that
+never came back, a user who marked a deferred task success on Airflow below 3.3. Nothing will ever
+watch such a job again, and it keeps billing. This command reads the checkpoint records in
+Airflow's ``task_state_store`` (the metadata database, as the ``airflow`` CLI does), keeps those
+whose task instance is finished, asks each vendor through the same ``JobClient`` the operator used
+(rebuilt from the record: its classpath and connection settings, never a secret), and lists the
+jobs the vendor still reports running. ``--cancel`` cancels them; the default is a dry run.
+
+    durable-jobs reconcile --dag-id nightly_etl [--run-id RUN] [--since 2026-11-01T00:00:00+00:00]
+    durable-jobs reconcile --since 2026-11-29 --cancel --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from durable_jobs.operators.base import CHECKPOINT_SUFFIX
+
+#: Task instance states in which nothing will watch the job any more.
+FINISHED = ("success", "failed", "skipped", "removed", "upstream_failed")
+
+
+@dataclass
+class Finding:
+    dag_id: str
+    run_id: str
+    task_id: str
+    map_index: int
+    ti_state: str | None
+    vendor: str
+    client: str
+    job_id: Any
+    job_state: str
+    #: "orphan" (active, nothing watches it), "cancelled" (--cancel did), "cancel-failed",
+    #: or "unchecked" (the record carries no client settings: written before 0.1.0's reconcile)
+    verdict: str
+    detail: str = ""
+
+
+def _records(dag_id: str | None, run_id: str | None, since: datetime | None) -> list[tuple[Any, str | None]]:
+    """(task_state_store row, its task instance's state) for every durable-jobs record in scope."""
+    from airflow.models.task_state_store import TaskStateStoreModel
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.utils.session import create_session
+
+    with create_session() as session:
+        query = session.query(TaskStateStoreModel, TaskInstance.state).outerjoin(
+            TaskInstance,
+            (TaskInstance.dag_id == TaskStateStoreModel.dag_id) & (TaskInstance.run_id == TaskStateStoreModel.run_id)
+            & (TaskInstance.task_id == TaskStateStoreModel.task_id)
+            & (TaskInstance.map_index == TaskStateStoreModel.map_index),
+        ).filter(TaskStateStoreModel.key.like(f"%{CHECKPOINT_SUFFIX}"))
+        if dag_id:
+            query = query.filter(TaskStateStoreModel.dag_id == dag_id)
+        if run_id:
+            query = query.filter(TaskStateStoreModel.run_id == run_id)
+        if since is not None:
+            query = query.filter(TaskStateStoreModel.updated_at >= since)
+        rows = query.all()
+        session.expunge_all()
+    return [(row, None if state is None else str(getattr(state, "value", state))) for row, state in rows]
+
+
+def find_orphans(
+    *, dag_id: str | None = None, run_id: str | None = None, since: datetime | None = None, cancel: bool = False
+) -> list[Finding]:
+    from durable_jobs.exceptions import DurableJobError
+    from durable_jobs.faults import cap
+    from durable_jobs.hooks.base import JobPhase, load_client
+    from durable_jobs.operators.checkpoint import parse_record
+
+    findings: list[Finding] = []
+    for row, ti_state in _records(dag_id, run_id, since):
+        if ti_state not in FINISHED:
+            continue  # running, deferred, queued, up for retry: something still comes back for the job
+        try:
+            record = parse_record(json.loads(row.value), key=row.key)
+        except (ValueError, DurableJobError):
+            continue
+        if record is None or record.legacy or record.id is None or record.status is not None:
+            continue  # no job, or its outcome is already recorded
+        where = dict(dag_id=row.dag_id, run_id=row.run_id, task_id=row.task_id, map_index=row.map_index,
+                     ti_state=ti_state, client=record.client or "", job_id=record.id)
+        if not record.client or record.client_kwargs is None:
+            findings.append(Finding(**where, vendor="?", job_state="?", verdict="unchecked",
+                                    detail="the record has no client settings; check the job in the vendor's console"))
+            continue
+        client = load_client(record.client, record.client_kwargs)
+        try:
+            status = client.status(record.id)
+        except Exception as err:
+            findings.append(Finding(**where, vendor=client.vendor, job_state="?", verdict="unchecked",
+                                    detail=f"status call failed: {client.classify(err)}"))
+            continue
+        if status.phase not in (JobPhase.ACTIVE, JobPhase.UNKNOWN):
+            continue
+        finding = Finding(**where, vendor=client.vendor, job_state=status.state, verdict="orphan")
+        if cancel:
+            try:
+                client.cancel(record.id)
+                finding.verdict = "cancelled"
+            except Exception as err:
+                finding.verdict, finding.detail = "cancel-failed", cap(err, 300)
+        findings.append(finding)
+    return findings
+
+
+def render_text(findings: list[Finding], *, cancel: bool) -> str:
+    if not findings:
+        return "No external job is running for a finished task instance."
+    lines = [f"{len(findings)} job(s) for finished task instances:"]
+    for f in findings:
+        lines.append(f"  {f.verdict:<13} {f.vendor} {f.job_id} ({f.job_state}) — {f.dag_id} / {f.run_id} / "
+                     f"{f.task_id}{'' if f.map_index < 0 else f'[{f.map_index}]'} is {f.ti_state}"
+                     f"{': ' + f.detail if f.detail else ''}")
+    if not cancel and any(f.verdict == "orphan" for f in findings):
+        lines.append("Dry run: nothing was cancelled. Run again with --cancel to cancel the orphans.")
+    return "\n".join(lines)
+
+
+def _since(value: str) -> datetime:
+    when = datetime.fromisoformat(value)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="durable-jobs reconcile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dag-id", help="only this DAG's task instances")
+    parser.add_argument("--run-id", help="only this DAG run (with --dag-id)")
+    parser.add_argument("--since", type=_since, help="only records written since (ISO date or time, UTC)")
+    parser.add_argument("--cancel", action="store_true", help="cancel the orphans (default: a dry run)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    if args.run_id and not args.dag_id:
+        parser.error("--run-id needs --dag-id")
+    findings = find_orphans(dag_id=args.dag_id, run_id=args.run_id, since=args.since, cancel=args.cancel)
+    if args.format == "json":
+        json.dump([asdict(f) for f in findings], sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    else:
+        print(render_text(findings, cancel=args.cancel))
+    return 1 if any(f.verdict in ("orphan", "cancel-failed") for f in findings) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

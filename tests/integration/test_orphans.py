@@ -1,0 +1,113 @@
+"""No orphaned jobs (issue 19): the task's own bound and the last try cancel the job; retries still reconnect.
+
+Airflow runs the DAGs (its own execution_timeout, its own retry counters) against the Databricks
+emulator, which counts runs and cancels. The real-process cases (SIGTERM/SIGKILL on the last try, a
+deferral's timeout enforced by the scheduler) are crash-matrix rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import driver, store
+
+pytestmark = pytest.mark.usefixtures("databricks_conn_env")
+
+
+@pytest.fixture(scope="module")
+def dags():
+    return driver.load("orphan_dags")
+
+
+def runs(emu) -> dict:
+    return emu.ledger()["runs"]
+
+
+def test_execution_timeout_cancels_the_run_and_the_retry_starts_a_new_one(databricks_conn_env, dags):
+    emu = databricks_conn_env
+    emu.configure(running_seconds=30, outcomes=["SUCCESS", "SUCCESS"])
+
+    dr = driver.start(dags.orphan_timeout_retry)
+    driver.drive(dags.orphan_timeout_retry, dr, max_tries=1)
+
+    [first] = [r for r in emu.ledger()["submissions"] if not r.get("deduplicated")]
+    assert len(emu.ledger()["cancels"]) == 1  # the user's bound ended the run it bounded
+    assert store.record(dr)["status"] == "FAILED"  # so the retry does not reconnect to a dying run
+    emu.configure(running_seconds=0.5)
+    dr = driver.drive(dags.orphan_timeout_retry, dr)
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)
+    assert emu.ledger()["runs_created"] == 2
+    assert store.record(dr)["id"] != first["run_id"]
+
+
+@pytest.mark.parametrize("dag_name", ["orphan_last_try_sync", "orphan_last_try_deferrable"])
+def test_the_last_try_failing_while_the_run_may_run_cancels_it(databricks_conn_env, dags, dag_name, monkeypatch):
+    emu = databricks_conn_env
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "1")
+    emu.configure(running_seconds=30)
+    emu.add_fault("jobs/runs/get", status=503, count=-1, skip=2)  # watching fails past the budget
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    assert driver.task_result(dr, "run").state == "failed"
+    assert emu.ledger()["runs_created"] == 1 and len(emu.ledger()["cancels"]) == 1
+
+
+def test_a_try_with_a_retry_left_leaves_the_run_for_the_retry(databricks_conn_env, dags, monkeypatch):
+    emu = databricks_conn_env
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "1")
+    emu.configure(running_seconds=4)
+    emu.add_fault("jobs/runs/get", status=503, count=4, skip=2)  # two calls of two hook attempts: try 1
+
+    dr = driver.run(dags.orphan_not_last_try)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)  # the retry reconnected
+    assert emu.ledger()["runs_created"] == 1 and emu.ledger()["cancels"] == []
+
+
+def test_cancel_on_kill_never_is_respected_on_the_last_try(databricks_conn_env, dags, monkeypatch):
+    emu = databricks_conn_env
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "1")
+    emu.configure(running_seconds=30)
+    emu.add_fault("jobs/runs/get", status=503, count=-1, skip=2)
+
+    dr = driver.run(dags.orphan_never)
+
+    assert driver.task_result(dr, "run").state == "failed"
+    assert emu.ledger()["cancels"] == []
+
+
+def test_reconcile_finds_exactly_the_orphans_and_cancels_them(databricks_conn_env, dags, monkeypatch, capsys):
+    """Plant an orphan (the last try failed with cancel_on_kill="never"), next to a finished run and a
+    cancelled one; reconcile lists only the orphan, and --cancel cancels it through the same client."""
+    import json
+
+    from durable_jobs.reconcile import main
+
+    emu = databricks_conn_env
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "1")
+    emu.configure(running_seconds=0.5)
+    done = driver.run(dags.orphan_not_last_try)
+    emu.configure(running_seconds=60)
+    emu.add_fault("jobs/runs/get", status=503, count=4, skip=2)
+    cancelled = driver.run(dags.orphan_last_try_sync)  # the last try cancels its run
+    emu.add_fault("jobs/runs/get", status=503, count=4, skip=2)
+    orphaned = driver.run(dags.orphan_never)  # cancel_on_kill="never": the run is left running
+    assert [driver.task_result(dr, "run").state for dr in (done, cancelled, orphaned)] == [
+        "success", "failed", "failed"]
+    orphan_run = store.record(orphaned)["id"]
+    capsys.readouterr()  # what the runs printed
+
+    assert main(["--format", "json"]) == 1
+    [finding] = [f for f in json.loads(capsys.readouterr().out) if f["dag_id"].startswith("orphan_")]
+    assert (finding["dag_id"], finding["job_id"], finding["verdict"]) == ("orphan_never", orphan_run, "orphan")
+    assert finding["vendor"] == "Databricks" and finding["ti_state"] == "failed"
+    cancels_before = len(emu.ledger()["cancels"])
+
+    assert main(["--dag-id", "orphan_never", "--cancel"]) == 0
+    assert "cancelled" in capsys.readouterr().out
+    assert len(emu.ledger()["cancels"]) == cancels_before + 1
+    assert emu.ledger()["cancels"][-1]["run_id"] == orphan_run
+    assert main(["--dag-id", "orphan_never"]) == 0  # nothing left to find
