@@ -121,7 +121,7 @@ def test_checklist_links_every_item_to_a_check(site):
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", html, re.S)[1:]
     assert len(rows) >= 9
     for row in rows:
-        assert re.search(r'href="[^"]*#(rule-dj\d+|doctor-[\w-]+)"|href="[^"]*task-state-store', row), row
+        assert re.search(r'href="[^"]*#(rule-dj\d+|doctor-[\w-]+|reconcile)"|href="[^"]*task-state-store', row), row
 
 
 def test_diagrams_are_committed_and_current(site):
