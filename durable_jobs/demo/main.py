@@ -21,12 +21,12 @@ DAGS_FOLDER = Path(__file__).resolve().parent / "dags"
 SCENARIOS = [
     (
         "deferrable",
-        "Deferrable task: the worker fails after submitting, before the trigger takes over; Airflow retries",
+        "Deferrable task: Databricks answers HTTP 500 right after the submit, before the trigger takes over",
         "1 run",
     ),
     (
         "lost_reply",
-        "The run is created but every reply to the submit is lost; Airflow retries the task",
+        "The run is created but the replies to the submit are lost (HTTP 500)",
         "1 run",
     ),
     (
