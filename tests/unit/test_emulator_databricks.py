@@ -593,6 +593,53 @@ def test_window_from_first_reply_starts_where_an_outage_ends_for_the_client(emu,
     assert control(emu, "faults", {"path": "jobs/runs/get", "seconds_from": "later"}, expect=400)["message"]
 
 
+def _get(emu, run_id) -> requests.Response:
+    return requests.get(f"{emu.url}/api/2.2/jobs/runs/get", params={"run_id": run_id},
+                        headers={"Authorization": "Bearer emulator-token"}, timeout=5)
+
+
+def test_garbage_fault_does_the_work_and_answers_200_with_a_body_that_is_not_json(emu, hook):
+    emu.add_fault("jobs/runs/submit", mode="garbage")
+    response = requests.post(f"{emu.url}/api/2.2/jobs/runs/submit", json=payload("garbage-tok"),
+                             headers={"Authorization": "Bearer emulator-token"}, timeout=5)
+    assert response.status_code == 200 and response.headers["Content-Type"] == "text/html"
+    with pytest.raises(ValueError):
+        response.json()
+    assert emu.ledger()["runs_created"] == 1  # the run exists: only the reply is unreadable
+
+
+def test_slow_fault_answers_late(emu, hook):
+    run_id = hook.submit_run(payload())
+    emu.add_fault("jobs/runs/get", mode="slow", delay=0.6)
+    started = time.monotonic()
+    assert _get(emu, run_id).status_code == 200
+    assert time.monotonic() - started >= 0.6
+    with pytest.raises(requests.ReadTimeout):  # a client with a shorter timeout gives up
+        emu.add_fault("jobs/runs/get", mode="slow", delay=0.6)
+        requests.get(f"{emu.url}/api/2.2/jobs/runs/get", params={"run_id": run_id},
+                     headers={"Authorization": "Bearer emulator-token"}, timeout=0.2)
+
+
+def test_rewrite_fault_merges_its_patch_into_the_reply_and_a_window_ends_it(emu, hook):
+    run_id = hook.submit_run(payload())
+    emu.add_fault("jobs/runs/get", mode="rewrite", count=-1, seconds=0.5,
+                  patch={"state": {"life_cycle_state": "HIBERNATING", "result_state": None}})
+    rewritten = _get(emu, run_id).json()
+    assert rewritten["state"]["life_cycle_state"] == "HIBERNATING" and "result_state" not in rewritten["state"]
+    assert rewritten["run_id"] == run_id  # the rest of the reply is the real one
+    time.sleep(0.6)
+    assert _get(emu, run_id).json()["state"]["life_cycle_state"] != "HIBERNATING"
+    with pytest.raises(Exception, match="patch"):
+        emu.add_fault("jobs/runs/get", mode="rewrite")
+
+
+def test_a_429_without_retry_after_when_asked(emu, hook):
+    run_id = hook.submit_run(payload())
+    emu.add_fault("jobs/runs/get", 429, retry_after=None)
+    response = _get(emu, run_id)
+    assert response.status_code == 429 and "Retry-After" not in response.headers
+
+
 def test_bad_fault_rules_are_rejected(emu):
     for bad in ({"path": "jobs/runs/get", "mode": "explode"}, {"status": 500}, {"path": "x", "status": 200}):
         assert control(emu, "faults", bad, expect=400)["error_code"] == "INVALID_PARAMETER_VALUE"
