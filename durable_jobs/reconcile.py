@@ -15,6 +15,7 @@ jobs the vendor still reports running. ``--cancel`` cancels them; the default is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -140,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.run_id and not args.dag_id:
         parser.error("--run-id needs --dag-id")
-    findings = find_orphans(dag_id=args.dag_id, run_id=args.run_id, since=args.since, cancel=args.cancel)
+    # What Airflow and the vendors' hooks log while the records are checked goes to stderr: stdout is the report
+    # (one JSON document with --format json).
+    with contextlib.redirect_stdout(sys.stderr):
+        findings = find_orphans(dag_id=args.dag_id, run_id=args.run_id, since=args.since, cancel=args.cancel)
     if args.format == "json":
         json.dump([asdict(f) for f in findings], sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")

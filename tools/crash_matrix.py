@@ -61,13 +61,15 @@ def mark(cell: dict[str, Any]) -> str:
 
 
 def cell_text(cell: dict[str, Any] | None, unit: str = "run") -> str:
-    """``✅ 1 run · 0 cancels · success (try 2)``."""
+    """``✅ 1 run · 0 cancels · success (try 2)``; a failed task whose job still runs adds ``· 1 left running``."""
     if cell is None:
         return "—"
     if cell.get("error"):
         return "⚠️ harness error (see the JSON)"
+    orphans = cell.get("active_jobs") if cell.get("final_state") == "failed" else None
     return (f"{mark(cell)} {_plural(cell.get('runs_created'), unit)} · {_plural(cell.get('cancels'), 'cancel')} · "
-            f"{cell.get('final_state')} (try {cell.get('try_number')})")
+            f"{cell.get('final_state')} (try {cell.get('try_number')})"
+            f"{f' · {orphans} left running' if orphans else ''}")
 
 
 def _by_row(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
@@ -105,7 +107,8 @@ def legend(data: dict[str, Any]) -> str:
     compared = "; ".join(f"{service.name} rows `{op.official_name}`" for service, op in _vendors_in(data))
     return (
         f"Counted on the vendor's side — {counted}; cancels = cancel calls for an active job; the final task "
-        "state and its try number as Airflow reports them. ✅ = what an exactly-once operator must do in that "
+        "state and its try number as Airflow reports them; \"left running\": jobs of a failed task the vendor "
+        "still runs when the cell ended (orphans). ✅ = what an exactly-once operator must do in that "
         "scenario (the same yardstick for both columns; the official column is recorded, not asserted), "
         f"❌ = it did not, ⚠️ = the harness could not drive the cell. Official operator: {compared}."
     )

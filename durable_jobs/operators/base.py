@@ -12,7 +12,8 @@ Order of events for one task instance::
 
 Two keys in ``task_state_store``: ``<external_id_key>_durable`` holds our record; the bare
 external id stays under ``external_id_key`` exactly as the official operators write it, so a user
-who switches back to the official operator still reconnects.
+who switches back to the official operator still reconnects. The record is also copied to an XCom
+of its name, for the failure callback Airflow's DAG processor runs (``durable_jobs.orphans``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from durable_jobs.operators.checkpoint import (
     stable_json,
 )
 from durable_jobs.operators.decision import Action, TryInfo, decide
+from durable_jobs.orphans import chain_failure_callbacks, deferral_timeout
 from durable_jobs.polling import JobWatch, PollPolicy
 from durable_jobs.resend import submit_once
 from durable_jobs.shims import (
@@ -133,6 +135,11 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self._durable_store: Store | None = None
         self._durable_record: CheckpointRecord | None = None
         self._durable_cancelled = False
+
+    def _convert_on_failure_callback(self, value: Any) -> Any:
+        """Airflow's ``BaseOperator.__setattr__`` runs this on every assignment (``__init__`` included): the
+        user's callbacks are kept, ours goes first (``durable_jobs.orphans``; Airflow 3.3+ only)."""
+        return chain_failure_callbacks(value) if AIRFLOW_V_3_3_PLUS else value
 
     # ----------------------------------------------------------------- subclass surface
     @abstractmethod
@@ -298,6 +305,19 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         store.set(self.checkpoint_key, record.to_json(), retention=NEVER_EXPIRE)
         if record.id is not None:
             store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
+        self._publish(record)
+
+    def _publish(self, record: CheckpointRecord) -> None:
+        """Copy the record to an XCom of the same name: the only per-task data the DAG processor, which runs
+        ``on_failure_callback`` for a task Airflow failed itself, can read (``durable_jobs.orphans``)."""
+        ti = self._durable_ti
+        if ti is None:
+            return
+        try:
+            ti.xcom_push(key=self.checkpoint_key, value=record.to_json())
+        except Exception as err:
+            self.log.warning("Could not copy the job record to XCom %r (%s): if this try is killed for good, "
+                             "`durable-jobs reconcile` finds the job instead.", self.checkpoint_key, cap(err, 300))
 
     def _key(self, record: CheckpointRecord) -> str:
         if record.key is None:
@@ -366,6 +386,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             record.id = job_id
             record.status = status or record.status
             self._write(store, record)
+        else:
+            self._publish(record)  # Airflow cleared the XComs when this try started
+        self._durable_store, self._durable_record = store, record
         return record
 
     def _new_epoch(
@@ -470,6 +493,8 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
                 echo=self.trigger_echo(), max_polls=self.max_polls(),
             ),
             method_name="execute_complete",
+            # execution_timeout bounds the deferral too (Airflow 3.3.2 leaves a deferral without one unbounded)
+            timeout=deferral_timeout(self.execution_timeout, getattr(self._durable_ti, "start_date", None)),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:

@@ -216,8 +216,10 @@ def test_max_polling_attempts_fails_the_sync_wait_with_the_official_message(aws,
 
     assert driver.task_result(dr, "run").state == "failed"
     [query] = aws.athena_queries()
-    assert query["Status"]["State"] == "QUEUED"  # left running, as the official operator leaves it
-    assert aws.proxy.calls.get(GET, 0) == 3  # two polls, then the final read the message names
+    # The official operator leaves the query running; on the last try ours does not leave an orphan: the
+    # failure callback (durable_jobs/orphans.py) reads it still QUEUED and stops it, as the deferred wait does.
+    assert query["Status"]["State"] == "CANCELLED"
+    assert aws.proxy.calls.get(GET, 0) == 4  # two polls, the final read the message names, the callback's
     out = capfd.readouterr()
     assert (f"Final state of Athena job is QUEUED. Max tries of poll status exceeded, query_execution_id is "
             f"{query['QueryExecutionId']}.") in out.out + out.err

@@ -77,7 +77,10 @@ def test_deferrable_success_defers_after_checkpoint(emu, dags):
     assert (result.state, result.try_number) == ("success", 1)
     [run] = submissions(emu)
     assert store.record(dr)["status"] == "SUCCEEDED"
-    assert set(xcoms(dr)) == {"job_id", "run_id", "run_page_url"}
+    pushed = xcoms(dr)
+    # the official XComs, and a copy of the record for the failure callback (durable_jobs/orphans.py)
+    assert set(pushed) == {"job_id", "run_id", "run_page_url", store.RECORD_KEY}
+    assert pushed[store.RECORD_KEY] == store.record(dr)
 
 
 def test_wait_for_termination_false_returns_after_a_checkpointed_submit(emu, dags):

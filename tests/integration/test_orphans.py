@@ -1,8 +1,9 @@
 """No orphaned jobs (issue 19): the task's own bound and the last try cancel the job; retries still reconnect.
 
-Airflow runs the DAGs (its own execution_timeout, its own retry counters) against the Databricks
-emulator, which counts runs and cancels. The real-process cases (SIGTERM/SIGKILL on the last try, a
-deferral's timeout enforced by the scheduler) are crash-matrix rows.
+Airflow runs the DAGs (its own execution_timeout, its own retry counters, its own failure callbacks)
+against the Databricks emulator, which counts runs and cancels. The real-process cases (SIGTERM/SIGKILL on
+the last try and the DAG processor's failure callback, a deferral's timeout enforced by the scheduler,
+reconcile on a live stack) are crash-matrix rows (tests/crash/crash_orphans.py).
 """
 
 from __future__ import annotations
@@ -65,6 +66,23 @@ def test_a_try_with_a_retry_left_leaves_the_run_for_the_retry(databricks_conn_en
     result = driver.task_result(dr, "run")
     assert (result.state, result.try_number) == ("success", 2)  # the retry reconnected
     assert emu.ledger()["runs_created"] == 1 and emu.ledger()["cancels"] == []
+
+
+def test_a_last_try_failing_outside_the_wait_cancels_through_the_failure_callback(databricks_conn_env, dags):
+    """The run page lookup right after the submit meets an auth error: the try fails outside the wait, on the
+    last try, with the run RUNNING. The on_failure_callback every durable operator carries (the same one the
+    DAG processor runs for a task Airflow fails itself) cancels it, then the user's own callback runs."""
+    emu = databricks_conn_env
+    emu.configure(running_seconds=30)
+    emu.add_fault("jobs/runs/get", status=403, count=1)  # on_job_known's runs/get
+    dags.USER_CALLBACK_CALLS.clear()
+
+    dr = driver.run(dags.orphan_callback_chain)
+
+    assert driver.task_result(dr, "run").state == "failed"
+    [cancel] = emu.ledger()["cancels"]
+    assert cancel["was_active"] and cancel["run_id"] == store.record(dr)["id"]
+    assert dags.USER_CALLBACK_CALLS == [{"task_id": "run"}]  # chained, not replaced
 
 
 def test_cancel_on_kill_never_is_respected_on_the_last_try(databricks_conn_env, dags, monkeypatch):

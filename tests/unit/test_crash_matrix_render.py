@@ -35,6 +35,15 @@ def test_markdown_marks_each_cell():
     assert "AWS Batch rows `BatchOperator`" in md and "Databricks rows `DatabricksSubmitRunOperator`" in md
 
 
+def test_a_failed_task_with_a_job_still_running_says_so():
+    data = _data()
+    data["cells"][1].update(final_state="failed", try_number=1, active_jobs=1)
+    data["cells"][0].update(active_jobs=1)  # a task that succeeded: not an orphan, not shown
+    md = crash_matrix.render_markdown(data)
+    assert "❌ 2 runs · 0 cancels · failed (try 1) · 1 left running |" in md
+    assert "✅ 1 run · 0 cancels · success (try 2) |" in md
+
+
 def test_harness_error_is_neither_pass_nor_fail():
     md = crash_matrix.render_markdown(_data(official_deviations=(), error="boom"))
     assert "⚠️ harness error" in md

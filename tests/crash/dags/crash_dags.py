@@ -75,7 +75,7 @@ def _aws_task(cell: dict) -> None:
 
     ours = cell["operator"] == "ours"
     common = dict(task_id="submit", aws_conn_id=cell["conn_id"], deferrable=cell["mode"] == "deferrable",
-                  retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
+                  **_task_args(cell))
     if ours:
         common["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
     if cell["vendor"] == "athena":  # the query names the cell: moto's listing is counted per cell by it
@@ -101,6 +101,14 @@ def _aws_task(cell: dict) -> None:
        max_retries=600, **common)
 
 
+def _task_args(cell: dict) -> dict:
+    """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
+    args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
+    if cell.get("execution_timeout"):
+        args["execution_timeout"] = timedelta(seconds=cell["execution_timeout"])
+    return args
+
+
 for cell in _cells():
     with DAG(
         cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
@@ -115,8 +123,7 @@ for cell in _cells():
             task_id="submit", run_name=cell["dag_id"], tasks=TASKS,
             databricks_conn_id=cell["conn_id"], polling_period_seconds=0.5,
             databricks_retry_limit=3, databricks_retry_delay=0.5,
-            deferrable=cell["mode"] == "deferrable",
-            retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0),
+            deferrable=cell["mode"] == "deferrable", **_task_args(cell),
         )
         if cell["operator"] == "ours":
             kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")

@@ -26,3 +26,13 @@ orphan_last_try_sync = _dag("orphan_last_try_sync", retries=0)
 orphan_last_try_deferrable = _dag("orphan_last_try_deferrable", retries=0, deferrable=True)
 orphan_not_last_try = _dag("orphan_not_last_try", retries=1)
 orphan_never = _dag("orphan_never", retries=0, cancel_on_kill="never")
+
+#: What the user's own on_failure_callback saw, per call (test_orphans reads it).
+USER_CALLBACK_CALLS: list[dict] = []
+
+
+def users_callback(context) -> None:
+    USER_CALLBACK_CALLS.append({"task_id": context["ti"].task_id})
+
+
+orphan_callback_chain = _dag("orphan_callback_chain", retries=0, on_failure_callback=users_callback)
