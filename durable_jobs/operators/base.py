@@ -18,7 +18,6 @@ of its name, for the failure callback Airflow's DAG processor runs (``durable_jo
 
 from __future__ import annotations
 
-import sys
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
@@ -26,19 +25,18 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_jobs.arguments import flag, positive_seconds
-from durable_jobs.cancel import cancel_from_worker, no_retry_left, validate_policy
+from durable_jobs.cancel import no_retry_left, validate_policy
 from durable_jobs.exceptions import (
     CheckpointError,
     DurableJobError,
     IdempotencyKeyBurnedError,
     JobFailedError,
-    PollBudgetExceededError,
     UnknownJobStateError,
-    VendorAuthError,
     VendorCallError,
 )
 from durable_jobs.faults import cap
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
+from durable_jobs.operators import ending
 from durable_jobs.operators.checkpoint import (
     STATUS_FAILED,
     STATUS_SUCCEEDED,
@@ -54,8 +52,6 @@ from durable_jobs.resend import submit_once
 from durable_jobs.shims import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
-    TRIGGER_FAIL_METHOD,
-    TRIGGER_TIMEOUT_ERRORS,
     AirflowTaskTimeout,
     ResumableJobMixin,
     apply_defaults,
@@ -514,7 +510,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             self._cancel_orphan(job_id, store, self._read(store) if store is not None else None,
                                 "the last try failed while the job may still run")
         if event["status"] == EVENT_ERROR:
-            raise _error_from_event(event, self.job_client, job_id)
+            raise ending.error_from_event(event, self.job_client, job_id)
         if event["status"] == EVENT_POLL_LIMIT:
             self.on_poll_limit(job_id)  # the official bound on the wait, on the deferrable path too
             raise DurableJobError(f"{self.task_id}: on_poll_limit returned instead of raising")
@@ -578,71 +574,13 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return self.job_result(context, external_id)
 
     # ----------------------------------------------------------------- kill, and no orphans
+    # How a try ends early — a kill, Airflow's timeout, the last try — is durable_jobs.operators.ending's.
     def on_kill(self) -> None:
-        job_id = self._job_id
-        if job_id is None:
-            self.log.info("on_kill: no external job was submitted by this try; nothing to cancel")
-            return
-        if self._durable_cancelled:
-            return
-        if isinstance(sys.exc_info()[1], AirflowTaskTimeout):  # Airflow calls on_kill inside its timeout handler
-            self._cancel_orphan(job_id, self._durable_store, self._durable_record,
-                                "execution_timeout, the task's own bound, was reached")
-            return
-        cancel_from_worker(
-            policy=self.cancel_on_kill, ti=self._durable_ti, job_id=job_id, client=self.job_client,
-            logger=self.log, last_try=no_retry_left(self._durable_ti),
-        )
+        ending.on_kill(self)
 
     def resume_execution(self, next_method: str, next_kwargs: dict[str, Any] | None, context: Context) -> Any:
-        """Airflow resumes a deferred task only to fail it when its trigger timed out (``execution_timeout``
-        included) or crashed: the job is cancelled first if that bound was the user's, or no retry is left."""
-        if next_method == TRIGGER_FAIL_METHOD:
-            timed_out = str((next_kwargs or {}).get("error", "")) in TRIGGER_TIMEOUT_ERRORS
-            self._durable_ti = context.get("ti")
-            if timed_out or no_retry_left(self._durable_ti):
-                store = self._store(context)
-                record = self._read(store) if store is not None else None
-                if record is not None and record.id is not None and record.status is None:
-                    why = ("the deferral outlived execution_timeout (or its trigger timeout)" if timed_out
-                           else "the trigger failed on the last try")
-                    self._cancel_orphan(record.id, store, record, why)
+        ending.before_resume(self, next_method, next_kwargs, context)
         return super().resume_execution(next_method, next_kwargs, context)
 
     def _cancel_orphan(self, job_id: Any, store: Store | None, record: CheckpointRecord | None, why: str) -> None:
-        """This try fails while the job may still run, and nothing will come back for it: cancel it, and
-        record it failed so that a later try (a retry after a timeout, a clear) starts a new job."""
-        client = self.job_client
-        if self.cancel_on_kill == "never":
-            self.log.warning("%s; cancel_on_kill='never': %s %s %s is left running", why, client.vendor, client.unit,
-                             job_id)
-            return
-        self.log.warning("%s: cancelling %s %s %s so that it is not left running; a later try starts a new %s.",
-                         why, client.vendor, client.unit, job_id, client.unit)
-        try:
-            client.cancel(job_id)
-        except Exception as err:
-            self.log.error("Could not cancel %s %s %s (%s): cancel it in %s's console, or with `durable-jobs "
-                           "reconcile --cancel`.", client.vendor, client.unit, job_id, cap(err, 300), client.vendor)
-            return
-        self._durable_cancelled = True
-        if record is not None:
-            self._record(store, record, STATUS_FAILED)
-
-
-_VENDOR_ERRORS: dict[str, type[VendorCallError]] = {
-    cls.__name__: cls for cls in (VendorCallError, VendorAuthError, PollBudgetExceededError)
-}
-
-
-def _error_from_event(event: dict[str, Any], client: JobClient, job_id: Any) -> DurableJobError:
-    """The trigger gave up under the fault policy: raise what the synchronous path would have raised."""
-    message = str(event.get("message") or "the trigger stopped watching without a reason")
-    name = event.get("error")
-    if name == UnknownJobStateError.__name__:
-        return UnknownJobStateError(message)
-    if name is None:  # a trigger from 0.1.0: its message is the raw error
-        message = (f"Could not watch {client.vendor} {client.unit} {job_id}: {cap(message, 500)}. The "
-                   f"{client.unit} may still be running; the next try reconnects to it.")
-    cls = _VENDOR_ERRORS.get(str(name), VendorCallError)
-    return cls(message, vendor=client.vendor, endpoint=client.status_endpoint, job_id=job_id)
+        ending.cancel_orphan(self, job_id, store, record, why)
