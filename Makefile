@@ -7,7 +7,8 @@ EXTRAS ?= databricks,amazon,docs,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test check test-unit test-integration crash crash-ci faults lint docs constraints clean compat compat-constraints
+.PHONY: venv demo test check test-unit test-integration crash crash-ci faults lint docs constraints clean compat compat-constraints \
+	official official-check
 
 venv: $(STAMP)
 
@@ -23,9 +24,10 @@ demo: venv
 
 # The whole suite: static checks (ruff, mypy), unit, integration (Airflow runs the DAGs against the
 # emulators), the fault suite, lint, docs build, the crash suite (real Airflow processes killed by
-# PID), then the Airflow 3.2/2.11 job.
+# PID), then the official providers' own unit tests against our classes, then the Airflow 3.2/2.11 job.
 test: venv check
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(MAKE) official-check
 	$(MAKE) compat
 
 # Static checks: ruff (with import sorting) and mypy (strict on the protocol modules; pyproject.toml).
@@ -49,6 +51,18 @@ crash: venv
 # Every vendor x every fault case (tests/faults); writes artifacts/fault-matrix.json (the docs' table).
 faults: venv
 	DJ_FAULT_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/faults
+
+# The official providers' own unit tests of every operator we replace (registry -> provider sdist at our
+# pinned version, fetched from PyPI into .official-tests/), run against the official classes and against
+# ours swapped in under the official names (tests/official). official-check (make test) fails on any
+# test that passes upstream and fails with ours unless tests/official/expected.py lists it, and when the
+# committed artifacts/official-tests.json no longer matches the run; `make official` rewrites the artifact
+# and the README section from a run.
+official: venv
+	$(BIN)/python -m tests.official.run --write
+
+official-check: venv
+	$(BIN)/python -m tests.official.run
 
 crash-ci: venv
 	DJ_CRASH=ci $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
@@ -101,4 +115,4 @@ compat-constraints:
 	$(foreach v,$(COMPAT_VERSIONS),PYTHON=$(PYTHON) constraints/regenerate-compat.sh $(v) $(COMPAT_AIRFLOW_$(v)) $(COMPAT_CUTOFF_$(v)) $(COMPAT_EXTRAS) $(foreach t,$(COMPAT_TOOLS),"$(t)") &&) true
 
 clean:
-	rm -rf $(VENV) .venv-compat .pytest_cache
+	rm -rf $(VENV) .venv-compat .pytest_cache .official-tests

@@ -1,9 +1,9 @@
-"""Regenerate the README's generated sections: the operator table and the crash matrix.
+"""Regenerate the README's generated sections: the operator table, the official tests and the crash matrix.
 
     python -m tools.readme            # rewrite them
     python -m tools.readme --check    # exit 1, naming the section, if the README is out of date
 
-``make crash`` runs this after writing a new matrix; a test runs ``--check``'s comparison.
+``make crash`` and ``make official`` run this after writing their artifacts; a test runs ``--check``'s comparison.
 """
 
 from __future__ import annotations
@@ -11,16 +11,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tools import crash_matrix, operator_table
+from tools import crash_matrix, official_tests, operator_table
 from tools.sections import read_section, write_section
 
 README = crash_matrix.ROOT / "README.md"
 
 
-def sections(matrix_path: Path = crash_matrix.DEFAULT_JSON) -> dict[str, str]:
+def sections(
+    matrix_path: Path = crash_matrix.DEFAULT_JSON, official_path: Path = official_tests.DEFAULT_JSON
+) -> dict[str, str]:
     """Section name -> what it must contain."""
     matrix = crash_matrix.load(matrix_path)
     out = {operator_table.SECTION: operator_table.render_markdown(matrix)}
+    official = official_tests.load(official_path)
+    if official is not None:
+        out[official_tests.SECTION] = official_tests.render_markdown(official)
     if matrix is not None:
         out[crash_matrix.SECTION] = crash_matrix.render_markdown(matrix)
     return out

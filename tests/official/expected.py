@@ -1,0 +1,319 @@
+"""The table: every official test that passes against the official class but not against ours, and why.
+
+Categories:
+
+* ``deliberate`` — one of our documented differences from the official operators (README, "Deliberate
+  differences from the official operators" under "How it works"; docs/aws.md, "Differences from the
+  official operators"): the entry links it.
+* ``internal`` — the test mocks or asserts an internal path we do not take (it patches an official hook
+  method or module name that our JobClient does not go through); the reason names both.
+* ``not-applicable`` — the test's premise does not hold for a durable operator; the reason says why.
+
+Each entry carries ``match``, a regular expression that the failure against ours (its message or its
+traceback) must contain: ``tests.official.run`` fails the suite when a listed test fails in another way,
+passes, or fails against the official class too. A test that fails for any reason not listed here fails
+the suite: real incompatibilities are fixed in the product, never listed.
+
+Node ids are relative to the provider sdist's ``tests`` folder (``python -m tests.official.sources``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DELIBERATE = "deliberate"
+INTERNAL = "internal"
+NOT_APPLICABLE = "not-applicable"
+CATEGORIES = (DELIBERATE, INTERNAL, NOT_APPLICABLE)
+
+#: Where the differences are documented (repository paths with GitHub-style anchors).
+README_DIFFERENCES = "README.md#how-it-works"
+AWS_DIFFERENCES = "docs/aws.md#differences-from-the-official-operators"
+
+_DBX = "unit/databricks/operators/test_databricks.py"
+_BATCH = "unit/amazon/aws/operators/test_batch.py"
+_GLUE = "unit/amazon/aws/operators/test_glue.py"
+_EMR = "unit/amazon/aws/operators/test_emr_serverless.py"
+_ATHENA = "unit/amazon/aws/operators/test_athena.py"
+
+
+@dataclass(frozen=True)
+class Entry:
+    category: str
+    reason: str
+    #: Regular expression the failure against ours must contain (``re.search`` on message + traceback).
+    match: str
+    #: Where the difference is documented (a README or docs anchor); required for ``deliberate``.
+    link: str = ""
+
+
+@dataclass(frozen=True)
+class Reason:
+    entry: Entry
+    tests: tuple[str, ...]
+
+
+def _ids(module: str, *names: str) -> tuple[str, ...]:
+    return tuple(f"{module}::{name}" for name in names)
+
+
+DATABRICKS_HOOK = Entry(
+    INTERNAL,
+    "The test patches `airflow.providers.databricks.operators.databricks.DatabricksHook`, the name the official "
+    "operator builds its hook from. Ours submits and polls through `DatabricksJobClient`, which builds its own "
+    "`DatabricksHook` from `airflow.providers.databricks.hooks.databricks`; that hook is not the mock, so the "
+    "call reaches the connection the test never defined.",
+    match=r"conn_id `(databricks_default|test_conn)` isn't defined",
+)
+GLUE_CLIENT = Entry(
+    INTERNAL,
+    "The test mocks `GlueJobHook` methods (`initialize_job`, `get_job_state`, `job_completion`, `get_conn`). "
+    "Ours starts the run with `StartJobRun` on its own boto3 client with SDK retries off (`get_client_type`) "
+    "and reads it with `GetJobRun` on `hook.conn`, neither of which the test mocks: the call goes to AWS "
+    "(refused: the suite blocks the network).",
+    match=r"glue\.[a-z0-9-]+\.amazonaws\.com",
+)
+BATCH_CLIENT = Entry(
+    INTERNAL,
+    "The test mocks the Batch hook's boto3 client (`AwsBaseHook.get_client_type` while the operator is "
+    "created, or `BatchClientHook.client`). Ours submits with `SubmitJob` on a client of its own with SDK "
+    "retries off, made when the task runs, which the test does not mock: the call goes to AWS (refused: the "
+    "suite blocks the network).",
+    match=r"batch\.[a-z0-9-]+\.amazonaws\.com",
+)
+BATCH_EVENT_VALIDATOR = Entry(
+    INTERNAL,
+    "The test patches `airflow.providers.amazon.aws.operators.batch.validate_execute_complete_event` to turn "
+    "`{'dummy': 'event'}` into the official trigger's event. Our `execute_complete` reads the event it is "
+    "given (ours, or an official trigger's by its job id) and never calls that function.",
+    match=r"unexpected trigger event \{'dummy': 'event'\}",
+)
+KILL_NOT_BY_USER = Entry(
+    DELIBERATE,
+    "The test calls `on_kill()` on an operator no user stopped (there is no task instance at all). Ours "
+    "cancels the job only when Airflow says a user stopped this task instance (`cancel_on_kill=\"user\"`); "
+    "the official operator cancels on any kill, an eviction or a deploy included. Glue's "
+    "`stop_job_run_on_kill` is superseded by `cancel_on_kill`.",
+    match=r"Expected '(cancel_run|terminate_job|batch_stop_job_run)' to be called once\. Called 0 times",
+    link=README_DIFFERENCES,
+)
+UNREADABLE_STORE = Entry(
+    DELIBERATE,
+    "The test's `task_state_store` cannot be read (it raises, or it is a runtime context with no task "
+    "supervisor behind it). The official operator goes on as if there were no record; ours fails the try, "
+    "because the record it cannot read may name a job that is running (README: store unreadable -> fail the "
+    "try, never \"no record\").",
+    match=r"could not read the checkpoint",
+    link=README_DIFFERENCES,
+)
+MAGICMOCK_CONTEXT = Entry(
+    NOT_APPLICABLE,
+    "The test passes `MagicMock()` as the task context, so `context['task_state_store'].get(...)` answers a "
+    "MagicMock where Airflow's store answers None or the JSON written earlier. Ours reads its checkpoint "
+    "there (the official Batch and EMR Serverless operators never do) and refuses a value that is neither "
+    "(README: store unreadable -> fail the try).",
+    match=r"holds \"<MagicMock",
+    link=README_DIFFERENCES,
+)
+FAKE_STORE_WITHOUT_RETENTION = Entry(
+    NOT_APPLICABLE,
+    "The test's `FakeTaskStateStore.set(key, value)` takes no `retention`; Airflow 3.3's `task_state_store.set` "
+    "does, and ours writes its record with `retention=NEVER_EXPIRE` so that a job running for days keeps it "
+    "past the 30-day default.",
+    match=r"unexpected keyword argument 'retention'",
+)
+
+MAGICMOCK_CONTEXT_SWALLOWED = Entry(
+    NOT_APPLICABLE,
+    MAGICMOCK_CONTEXT.reason + " Here the refusal (a `CheckpointError`, an `AirflowException`) satisfies the "
+    "test's `pytest.raises(AirflowException)`, which then finds `submit_job` never called.",
+    match=r"Expected 'submit_job' to be called once\. Called 0 times",
+    link=README_DIFFERENCES,
+)
+
+REASONS: tuple[Reason, ...] = (
+    Reason(MAGICMOCK_CONTEXT_SWALLOWED, _ids(_BATCH, "TestBatchOperator::test_execute_with_failures")),
+    Reason(UNREADABLE_STORE, (
+        *_ids(
+            _GLUE,
+            "TestGlueJobOperator::test_deferrable_retry_reattaches_via_fallback_when_task_store_errors",
+        ),
+    )),
+    Reason(MAGICMOCK_CONTEXT, (
+        *_ids(
+            _BATCH,
+            "TestBatchOperator::test_defer_but_fail_before_deferred",
+            "TestBatchOperator::test_defer_but_failed_due_to_job_id_not_found",
+            "TestBatchOperator::test_defer_but_success_before_deferred",
+            "TestBatchOperator::test_defer_if_deferrable_param_set",
+            "TestBatchOperator::test_do_not_wait_job_complete",
+            "TestBatchOperator::test_execute_with_ecs_overrides",
+            "TestBatchOperator::test_execute_with_eks_overrides",
+            "TestBatchOperator::test_wait_job_complete_using_waiters",
+        ),
+        *_ids(
+            _EMR,
+            "TestEmrServerlessStartJobOperator::test_cancel_job_run",
+            "TestEmrServerlessStartJobOperator::test_execute_deferrable_does_not_cancel",
+            "TestEmrServerlessStartJobOperator::test_execute_max_attempts_cancel_job",
+            "TestEmrServerlessStartJobOperator::test_execute_max_attempts_cancel_job_cancel_fails",
+            "TestEmrServerlessStartJobOperator::test_execute_no_wait_for_completion_does_not_cancel",
+            "TestEmrServerlessStartJobOperator::test_execute_waiter_other_exception_does_not_cancel",
+            "TestEmrServerlessStartJobOperator::test_failed_start_job_run",
+            "TestEmrServerlessStartJobOperator::test_job_run_app_not_started",
+            "TestEmrServerlessStartJobOperator::test_job_run_app_not_started_no_wait_for_completion",
+            "TestEmrServerlessStartJobOperator::test_job_run_app_started",
+            "TestEmrServerlessStartJobOperator::test_job_run_app_started_no_wait_for_completion",
+            "TestEmrServerlessStartJobOperator::test_job_run_job_failed",
+            "TestEmrServerlessStartJobOperator::test_links_applicationui_enabled",
+            "TestEmrServerlessStartJobOperator::test_links_applicationui_with_spark_enabled",
+            "TestEmrServerlessStartJobOperator::test_links_cloudwatch_enabled",
+            "TestEmrServerlessStartJobOperator::test_links_s3_enabled",
+            "TestEmrServerlessStartJobOperator::test_links_spark_without_applicationui_enabled",
+            "TestEmrServerlessStartJobOperator::test_links_start_job_default",
+            "TestEmrServerlessStartJobOperator::test_start_job_custom_name",
+            "TestEmrServerlessStartJobOperator::test_start_job_default_name",
+            "TestEmrServerlessStartJobOperator::test_start_job_deferrable",
+            "TestEmrServerlessStartJobOperator::test_start_job_deferrable_without_wait_for_completion",
+            "TestEmrServerlessStartJobOperator::test_start_job_run_fail_on_wait_for_completion",
+            "TestEmrServerlessStartJobOperatorOpenLineageInjection::test_inject_both_parent_and_transport_info",
+            "TestEmrServerlessStartJobOperatorOpenLineageInjection::test_inject_parent_job_info_called_when_enabled",
+            "TestEmrServerlessStartJobOperatorOpenLineageInjection::test_inject_parent_job_info_not_called_when_disabled",
+            "TestEmrServerlessStartJobOperatorOpenLineageInjection::test_inject_parent_job_info_preserves_existing_config",
+            "TestEmrServerlessStartJobOperatorOpenLineageInjection::test_inject_transport_info_called_when_enabled",
+        ),
+    )),
+    Reason(FAKE_STORE_WITHOUT_RETENTION, (
+        *_ids(
+            _GLUE,
+            "TestGlueJobOperatorDurableExecution::test_first_attempt_skips_the_retry_lookup_entirely",
+            "TestGlueJobOperatorDurableExecution::test_fresh_submit_persists_before_polling",
+            "TestGlueJobOperatorDurableExecution::test_retry_on_3_3_plus_sync_never_scans_or_tags",
+            "TestGlueJobOperatorDurableExecution::test_wait_for_completion_false_still_persists_immediately",
+        ),
+    )),
+    Reason(KILL_NOT_BY_USER, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_on_kill",
+            "TestDatabricksSubmitRunOperator::test_on_kill",
+        ),
+        *_ids(
+            _BATCH,
+            "TestBatchOperator::test_kill_job",
+        ),
+        *_ids(
+            _GLUE,
+            "TestGlueJobOperator::test_killed_with_stop_job_run_on_kill",
+        ),
+    )),
+    Reason(BATCH_EVENT_VALIDATOR, (
+        *_ids(
+            _BATCH,
+            "TestBatchOperator::test_execute_complete_failure",
+            "TestBatchOperator::test_execute_complete_failure_without_logs",
+            "TestBatchOperator::test_execute_complete_success_with_logs",
+            "TestBatchOperator::test_execute_complete_success_without_logs",
+        ),
+    )),
+    Reason(DATABRICKS_HOOK, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_execute_complete_repair_includes_named_job_parameters",
+            "TestDatabricksRunNowOperatorDurable::test_already_succeeded_pushes_xcoms_without_polling",
+            "TestDatabricksRunNowOperatorDurable::test_durable_false_never_touches_task_state_store",
+            "TestDatabricksRunNowOperatorDurable::test_durable_true_submits_fresh_missing_task_state_store",
+            "TestDatabricksRunNowOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
+            "TestDatabricksRunNowOperatorDurable::test_get_job_status_encodes_life_cycle_and_result",
+            "TestDatabricksRunNowOperatorDurable::test_persists_run_id_to_task_state_store_on_fresh_submit",
+            "TestDatabricksRunNowOperatorDurable::test_reconnect_with_job_name_resolves_job_id_for_repair",
+            "TestDatabricksRunNowOperatorDurable::test_reconnects_to_active_run_without_resubmitting",
+            "TestDatabricksRunNowOperatorDurable::test_reconnects_to_blocked_run_without_resubmitting",
+            "TestDatabricksRunNowOperatorDurable::test_resubmits_when_stored_run_in_terminal_failure",
+            "TestDatabricksRunNowOperatorDurable::test_resubmits_when_stored_run_no_longer_exists",
+            "TestDatabricksRunNowOperatorOpenLineageInjection::test_does_not_inject_parent_job_info_when_disabled",
+            "TestDatabricksRunNowOperatorOpenLineageInjection::test_inject_openlineage_context_into_job_parameters",
+            "TestDatabricksRunNowOperatorOpenLineageInjection::test_injection_failure_leaves_job_parameters_unchanged",
+            "TestDatabricksRunNowOperatorOpenLineageInjection::test_skips_injection_with_legacy_parameter_slots",
+            "TestDatabricksSubmitRunOperator::test_execute_complete_repair_includes_job_parameters",
+            "TestDatabricksSubmitRunOperatorDurable::test_already_succeeded_pushes_xcoms_without_polling",
+            "TestDatabricksSubmitRunOperatorDurable::test_durable_false_never_touches_task_state_store",
+            "TestDatabricksSubmitRunOperatorDurable::test_durable_true_submits_fresh_missing_task_state_store",
+            "TestDatabricksSubmitRunOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
+            "TestDatabricksSubmitRunOperatorDurable::test_get_job_status_encodes_life_cycle_and_result",
+            "TestDatabricksSubmitRunOperatorDurable::test_persists_run_id_to_task_state_store_on_fresh_submit",
+            "TestDatabricksSubmitRunOperatorDurable::test_reconnects_to_active_run_without_resubmitting",
+            "TestDatabricksSubmitRunOperatorDurable::test_reconnects_to_blocked_run_without_resubmitting",
+            "TestDatabricksSubmitRunOperatorDurable::test_resubmits_when_stored_run_in_terminal_failure",
+            "TestDatabricksSubmitRunOperatorDurable::test_resubmits_when_stored_run_no_longer_exists",
+        ),
+    )),
+    Reason(GLUE_CLIENT, (
+        *_ids(
+            _GLUE,
+            "TestGlueJobOperator::test_deferrable_first_attempt_injects_task_uuid_but_skips_scan",
+            "TestGlueJobOperator::test_deferrable_retry_does_not_swallow_task_uuid_scan_bug",
+            "TestGlueJobOperator::test_deferrable_retry_reattaches_via_task_uuid_scan",
+            "TestGlueJobOperator::test_deferrable_retry_submits_fresh_when_task_uuid_scan_client_error",
+            "TestGlueJobOperator::test_execute_deferrable",
+            "TestGlueJobOperator::test_execute_deferrable_forwards_hook_config_to_trigger",
+            "TestGlueJobOperator::test_execute_with_verbose_logging",
+            "TestGlueJobOperator::test_execute_without_failure[/glue-examples/glue-scripts/sample_aws_glue_job.py]",
+            "TestGlueJobOperator::test_execute_without_failure[s3://glue-examples/glue-scripts/sample_aws_glue_job.py]",
+            "TestGlueJobOperator::test_execute_without_verbose_logging",
+            "TestGlueJobOperator::test_execute_without_waiting_for_completion",
+            "TestGlueJobOperator::test_find_job_run_by_task_uuid_reconnects[RUNNING]",
+            "TestGlueJobOperator::test_find_job_run_by_task_uuid_reconnects[STARTING]",
+            "TestGlueJobOperator::test_find_job_run_by_task_uuid_reconnects[STOPPING]",
+            "TestGlueJobOperator::test_find_job_run_by_task_uuid_reconnects[WAITING]",
+            "TestGlueJobOperator::test_find_previous_job_run_does_not_fall_back_to_scan_on_xcom_state_mismatch",
+            "TestGlueJobOperator::test_find_previous_job_run_reuses_from_xcom[RUNNING]",
+            "TestGlueJobOperator::test_find_previous_job_run_reuses_from_xcom[STARTING]",
+            "TestGlueJobOperator::test_find_previous_job_run_reuses_from_xcom[STOPPING]",
+            "TestGlueJobOperator::test_find_previous_job_run_reuses_from_xcom[WAITING]",
+            "TestGlueJobOperator::test_log_correct_url",
+            "TestGlueJobOperator::test_no_script_file",
+            "TestGlueJobOperator::test_replace_script_file",
+            "TestGlueJobOperator::test_role_arn_execute_deferrable",
+            "TestGlueJobOperator::test_upload_script_to_s3_no_upload",
+            "TestGlueJobOperatorDurableExecution::test_already_succeeded_returns_without_resubmit",
+            "TestGlueJobOperatorDurableExecution::test_durable_false_never_touches_store",
+            "TestGlueJobOperatorDurableExecution::test_legacy_flag_still_warns_and_reconnects_like_durable",
+            "TestGlueJobOperatorDurableExecution::test_not_found_resubmits_fresh",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_from_every_active_state[RUNNING]",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_from_every_active_state[STARTING]",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_from_every_active_state[STOPPING]",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_from_every_active_state[WAITING]",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_to_stopping_run_that_settles_stopped_raises",
+            "TestGlueJobOperatorDurableExecution::test_reconnect_when_stored_run_is_running",
+            "TestGlueJobOperatorDurableExecution::test_terminal_failure_resubmits_fresh[FAILED]",
+            "TestGlueJobOperatorDurableExecution::test_terminal_failure_resubmits_fresh[STOPPED]",
+            "TestGlueJobOperatorDurableExecution::test_terminal_failure_resubmits_fresh[TIMEOUT]",
+            "TestGlueJobOperatorDurableExecution::test_terminal_resubmit_clears_stale_id_if_initialize_job_fails",
+            "TestGlueJobOperatorDurableExecution::test_terminal_resubmit_skips_the_scan_when_store_already_had_an_id",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_both_parent_and_transport_info",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_parent_job_info_called_when_enabled",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_parent_job_info_not_called_when_disabled",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_parent_job_info_preserves_existing_script_args",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_parent_job_info_with_durable_scan",
+            "TestGlueJobOperatorOpenLineageInjection::test_inject_transport_info_called_when_enabled",
+        ),
+    )),
+    Reason(BATCH_CLIENT, (
+        *_ids(
+            _BATCH,
+            "TestBatchOperator::test_execute_without_failures",
+        ),
+    )),
+)
+
+
+def table() -> dict[str, Entry]:
+    """Node id (relative to the provider's ``tests`` folder) -> its entry."""
+    out: dict[str, Entry] = {}
+    for reason in REASONS:
+        for node in reason.tests:
+            if node in out:
+                raise ValueError(f"{node} is listed twice in tests/official/expected.py")
+            out[node] = reason.entry
+    return out
