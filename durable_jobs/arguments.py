@@ -15,6 +15,13 @@ def positive_seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+def seconds(name: str, value: Any) -> float:
+    """A number of seconds >= 0 (bools are refused: ``True`` is not an interval)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise DurableJobConfigError(f"{name} must be a number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
 def flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise DurableJobConfigError(f"{name} must be True or False, got {value!r}")

@@ -55,10 +55,8 @@ class PollPolicy:
         for name, argument in (("interval", "poll_interval"), ("error_budget", "error_budget"),
                                ("unknown_state_budget", "unknown_state_budget")):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
-                name == "interval" and value == 0
-            ):
-                raise DurableJobConfigError(f"{argument} must be a positive number of seconds, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise DurableJobConfigError(f"{argument} must be a number of seconds >= 0, got {value!r}")
         if isinstance(self.jitter, bool) or not isinstance(self.jitter, (int, float)) or not 0 <= self.jitter < 1:
             raise DurableJobConfigError(f"jitter must be a fraction in [0, 1), got {self.jitter!r}")
 

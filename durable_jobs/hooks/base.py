@@ -111,6 +111,14 @@ class JobClient(ABC):
         """The phase of a state string as ``status()`` reports it (``JobStatus.state``)."""
         return self.states.phase(state)
 
+    def status_from_official_event(self, event: Mapping[str, Any]) -> JobStatus | None:
+        """The job's outcome as the official operator's trigger event reports it (None: ask the vendor).
+
+        The official AWS triggers say "success" only when the job succeeded; anything else is asked."""
+        if event.get("status") == "success":
+            return JobStatus(JobPhase.SUCCEEDED, "SUCCEEDED", "the official trigger reported success")
+        return None
+
     def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
         """What the official operator's trigger event carries, so that the official ``execute_complete``
         can take our trigger's event (a user who switches back to the official import while deferred)."""

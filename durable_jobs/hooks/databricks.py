@@ -146,9 +146,11 @@ class DatabricksJobClient(JobClient):
         return data
 
     def _make_hook(self) -> Any:
-        from airflow.providers.databricks.hooks.databricks import DatabricksHook
+        # Looked up where the official operators look it up, so a test (the provider's own, or a DAG
+        # author's) that patches ``...operators.databricks.DatabricksHook`` patches ours too.
+        from airflow.providers.databricks.operators import databricks as official_operators
 
-        hook = DatabricksHook(
+        hook = official_operators.DatabricksHook(
             self.databricks_conn_id, retry_limit=self.retry_limit, retry_delay=self.retry_delay,
             retry_args=self.retry_args, caller=self.caller,
         )
@@ -185,6 +187,19 @@ class DatabricksJobClient(JobClient):
         if life == "NOT_FOUND":
             return JobPhase.MISSING
         return run_phase(life, None if result in ("", "None") else result)
+
+    def status_from_official_event(self, event: Mapping[str, Any]) -> JobStatus | None:
+        """``DatabricksExecutionTrigger``'s event carries the run's state and its failed tasks' errors."""
+        from airflow.providers.databricks.hooks.databricks import RunState
+
+        try:
+            state = RunState.from_json(event["run_state"])
+        except Exception:  # noqa: BLE001 - not the official event's shape: ask Databricks instead
+            return None
+        result = state.result_state or ""
+        return JobStatus(run_phase(state.life_cycle_state, result),
+                         f"{state.life_cycle_state}:{result}" if result else state.life_cycle_state,
+                         state.state_message or "", raw={"errors": list(event.get("errors") or [])})
 
     def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
         """``DatabricksExecutionTrigger``'s event: what the official ``execute_complete`` validates."""

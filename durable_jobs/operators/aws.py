@@ -229,6 +229,7 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
 
     __init__ = _emr_serverless_init()
     external_id_key = "emr_serverless_job_run_id"
+    official_event_id_keys = ("job_details.job_id", "job_id")
     poll_interval_argument = "waiter_delay"
     user_token_argument = "client_request_token"
 
@@ -301,6 +302,19 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
     def max_polls(self) -> int:
         """The official waiter's contract: ``waiter_max_attempts`` polls, then cancel and fail."""
         return max(1, self.waiter_max_attempts)
+
+    def on_official_event(self, context: Context, event: dict[str, Any], job_id: Any) -> None:
+        """The official trigger's error event means its waiter gave up: cancel the run and fail, as upstream."""
+        from airflow.providers.common.compat.sdk import AirflowException
+
+        if event.get("status") == "success":
+            return
+        self.log.info("Cancelling EMR Serverless job %s", job_id)
+        try:
+            self.job_client.cancel(job_id)
+        except Exception:  # noqa: BLE001 - as the official operator: report, then fail
+            self.log.exception("Failed to cancel EMR Serverless job %s", job_id)
+        raise AirflowException("EMR Serverless job failed or timed out in deferrable mode")
 
     def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
         """The official texts: the waiter's ``failure_message`` (sync) or the deferred path's."""

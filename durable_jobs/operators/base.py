@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from durable_jobs.arguments import flag, positive_seconds
+from durable_jobs.arguments import flag, seconds
 from durable_jobs.cancel import no_retry_left, validate_policy
 from durable_jobs.exceptions import (
     CheckpointError,
@@ -113,7 +113,11 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             self.durable = False
         self.cancel_on_kill = validate_policy(cancel_on_kill)
         self.fresh_on_clear = flag("fresh_on_clear", fresh_on_clear)
-        positive_seconds(self.poll_interval_argument, getattr(self, self.poll_interval_argument))
+        if seconds(self.poll_interval_argument, getattr(self, self.poll_interval_argument)) == 0:
+            # The official operators accept it (their own tests use it): every poll is an API call.
+            self.log.warning("%s: %s=0 polls without pausing, one status call after another; the vendor's "
+                             "rate limits may answer 429s (which the fault policy then waits out).",
+                             self.task_id, self.poll_interval_argument)
         self.make_job_client()  # validates the vendor arguments (retry limits, mode) at DAG-parse time
         if getattr(self, "deferrable", False) and not getattr(self, "wait_for_termination", True):
             self.log.warning(
@@ -274,11 +278,11 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         )
 
     def _store(self, context: Context) -> Store | None:
-        if not self.durable:
+        if not self.durable or context is None:  # the official operators accept context=None (no XComs)
             return None
         if not has_state_store():
             return None
-        store = context.get("task_state_store")
+        store = context.get("task_state_store") if context else None
         if store is None:
             self.log.warning("task_state_store is not in the context: crash recovery is off for this try")
         return store
@@ -301,7 +305,8 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         store.set(self.checkpoint_key, record.to_json(), retention=NEVER_EXPIRE)
         if record.id is not None:
             store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
-        self._publish(record)
+        if record.status is None:  # an outcome needs no copy: the failure callback asks the vendor anyway
+            self._publish(record)
 
     def _publish(self, record: CheckpointRecord) -> None:
         """Copy the record to an XCom of the same name: the only per-task data the DAG processor, which runs
@@ -327,7 +332,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return self.execute_resumable(context)
 
     def execute_resumable(self, context: Context) -> Any:
-        self._durable_ti = context.get("ti")
+        self._durable_ti = _ti_of(context)
         store = self._store(context)
         if store is None:
             return self._execute_fresh(context)
@@ -470,6 +475,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
                 self.job_client.vendor, self.job_client.unit, record.id, status.lower(), err, self.job_client.vendor,
             )
 
+    def validate_for_deferral(self) -> None:
+        """Refuse, before ``defer()``, what cannot cross to the triggerer (as the official trigger would)."""
+
     def _defer(self, context: Context, store: Store | None, record: CheckpointRecord | None, job_id: Any) -> Any:
         try:
             status = self.job_client.status(job_id)
@@ -480,6 +488,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             if status.phase is not JobPhase.SUCCEEDED and self.on_failed_job(context, job_id, status):
                 return self._defer(context, store, record, job_id)
             return self._finish(context, store, record, job_id, status)
+        self.validate_for_deferral()
         client, policy = self.job_client, self.poll_policy()
         self.defer(
             trigger=JobTrigger(
@@ -500,7 +509,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR, EVENT_POLL_LIMIT
         ):
             raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
-        self._durable_ti = context.get("ti")
+        self._durable_ti = _ti_of(context)
         job_id = event.get("job_id")
         if job_id is None:
             raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
@@ -525,25 +534,36 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             return self._defer(context, store, record, job_id)
         return self._finish(context, store, record, job_id, status)
 
-    #: Where the official operator's trigger event carries the job's id (a task deferred by the
-    #: official operator resumes with ours after the import was switched).
+    #: Where the official operator's trigger event carries the job's id (dots reach into a nested
+    #: object); a task deferred by the official operator resumes with ours after the import was switched.
     official_event_id_keys: ClassVar[tuple[str, ...]] = ("job_id", "run_id", "value")
 
+    def on_official_event(self, context: Context, event: dict[str, Any], job_id: Any) -> None:
+        """Honour what the official operator's event means where it is more than a status (may raise)."""
+
     def _resume_official_event(self, context: Context, event: dict[str, Any]) -> Any:
-        """The official trigger's event: take its job id, ask the vendor, and finish or watch it ourselves."""
-        job_id = next((event[k] for k in self.official_event_id_keys if event.get(k) is not None), None)
+        """The official trigger's event: take its job id and its outcome (or ask the vendor), then finish
+        the job or watch it with our trigger."""
+        job_id = next((v for v in (_dig(event, k) for k in self.official_event_id_keys) if v is not None), None)
         if job_id is None:
             raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
         self.log.info(
             "Resuming from the official operator's trigger (the import changed while the task was deferred): "
-            "asking %s about %s %s", self.job_client.vendor, self.job_client.unit, job_id,
+            "%s %s %s", self.job_client.vendor, self.job_client.unit, job_id,
         )
-        self._durable_ti = context.get("ti")
+        self._durable_ti = _ti_of(context)
         self._job_id = job_id
+        self.restore_from_echo(event)
+        self.on_official_event(context, event, job_id)
         store = self._store(context)
         record = self._read(store) if store is not None else None
         self.on_job_known(context, job_id, reconnected=True)
-        return self._defer(context, store, record, job_id)
+        status = self.job_client.status_from_official_event(event)
+        if status is None or not status.is_terminal:
+            return self._defer(context, store, record, job_id)
+        if status.phase is not JobPhase.SUCCEEDED and self.on_failed_job(context, job_id, status):
+            return self._defer(context, store, record, job_id)
+        return self._finish(context, store, record, job_id, status)
 
     # ----------------------------------------------------------------- ResumableJobMixin surface
     # The SDK's abstract methods, for code that calls them directly; execute_resumable above does
@@ -560,7 +580,8 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return self.job_client.status(external_id).state
 
     def is_job_active(self, status: str) -> bool:
-        return self.job_client.phase_of(status) is JobPhase.ACTIVE
+        # a state the table does not list is never an end (as the official Glue operator reads one, too)
+        return self.job_client.phase_of(status) in (JobPhase.ACTIVE, JobPhase.UNKNOWN)
 
     def is_job_succeeded(self, status: str) -> bool:
         return self.job_client.phase_of(status) is JobPhase.SUCCEEDED
@@ -584,3 +605,15 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
 
     def _cancel_orphan(self, job_id: Any, store: Store | None, record: CheckpointRecord | None, why: str) -> None:
         ending.cancel_orphan(self, job_id, store, record, why)
+
+
+def _ti_of(context: Context | None) -> RuntimeTaskInstanceProtocol | None:
+    """The task instance, if there is a context (the official operators accept ``context=None``)."""
+    return context.get("ti") if context else None
+
+
+def _dig(event: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = event
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value

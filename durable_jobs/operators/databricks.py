@@ -62,11 +62,12 @@ class _DatabricksDurableMixin(DurableJobMixin):
     poll_interval_argument = "polling_period_seconds"
     user_token_argument = "idempotency_token"
 
+    def validate_for_deferral(self) -> None:
+        # The official trigger refuses retry arguments that cannot cross to the triggerer (tenacity
+        # objects); ours would silently lose them. Same check, same message, same moment (before defer()).
+        validate_deferrable_databricks_retry_args(self.databricks_retry_args, owner=type(self).__name__)
+
     def make_job_client(self) -> DatabricksJobClient:
-        if self.deferrable and getattr(self, "wait_for_termination", True):
-            # The official trigger refuses retry arguments that cannot cross to the triggerer (tenacity
-            # objects); ours would silently lose them. Same check, same message, at DAG-parse time.
-            validate_deferrable_databricks_retry_args(self.databricks_retry_args, owner=type(self).__name__)
         return DatabricksJobClient(
             self.databricks_conn_id, mode=self._client_mode, retry_limit=self.databricks_retry_limit,
             retry_delay=self.databricks_retry_delay, retry_args=self.databricks_retry_args,
@@ -75,9 +76,11 @@ class _DatabricksDurableMixin(DurableJobMixin):
 
     def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
         self.run_id = job_id
-        # one runs/get, as the official operator makes (under the fault policy: the run is fine)
-        self._run_page_url = self.call_vendor(job_id, lambda: self.job_client.url(job_id))
-        if self.do_xcom_push:
+        # one runs/get, as the official operator makes (under the fault policy: the run is fine), unless a
+        # trigger's event brought the URL along
+        if getattr(self, "_run_page_url", None) is None:
+            self._run_page_url = self.call_vendor(job_id, lambda: self.job_client.url(job_id))
+        if self.do_xcom_push and context is not None:  # the official operators accept context=None
             ti = context["ti"]
             if self.deferrable:  # as the official deferrable path does
                 ti.xcom_push(key=XCOM_JOB_ID_KEY, value=self.call_vendor(job_id, lambda: self._hook.get_job_id(job_id)))
@@ -105,8 +108,8 @@ class _DatabricksDurableMixin(DurableJobMixin):
         if status.phase is JobPhase.MISSING:
             return super().failure_error(context, job_id, status)
         run_state = _run_state(status)
-        errors: Any = []
-        if isinstance(run_state, RunState) and run_state.result_state == "FAILED":
+        errors: Any = list(status.raw.get("errors") or [])  # the official trigger's event carries them
+        if not errors and isinstance(run_state, RunState) and run_state.result_state == "FAILED":
             try:
                 run_info = status.raw or self._hook.get_run(job_id)
                 errors = extract_failed_task_errors(self._hook, dict(run_info), run_state)
@@ -139,9 +142,12 @@ class _DatabricksDurableMixin(DurableJobMixin):
         return status == "TERMINATED:SUCCESS"
 
     def restore_from_echo(self, echo: dict[str, Any]) -> None:
-        # A run already repaired once (before the last deferral) is not repaired again.
+        # A run already repaired once (before the last deferral) is not repaired again; the official
+        # trigger's event carries the same flag, and both carry the run's page.
         if "repair_run" in echo and hasattr(self, "repair_run"):
             self.repair_run = bool(echo["repair_run"])
+        if echo.get("run_page_url"):
+            self._run_page_url = echo["run_page_url"]
 
 
 # type-ignore: our execute_complete takes our trigger's event (context typed as Context, event optional).

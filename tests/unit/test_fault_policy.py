@@ -154,7 +154,7 @@ def test_terminal_statuses_end_the_watch():
 
 @pytest.mark.parametrize(
     ("kwargs", "named"),
-    [({"interval": 0}, "poll_interval"), ({"error_budget": -1}, "error_budget"),
+    [({"interval": -1}, "poll_interval"), ({"error_budget": -1}, "error_budget"),
      ({"unknown_state_budget": "long"}, "unknown_state_budget"), ({"jitter": 1}, "jitter")],
 )
 def test_policy_arguments_are_named(kwargs, named):

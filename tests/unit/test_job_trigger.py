@@ -133,7 +133,7 @@ def test_cancel_decision(policy, state, alive, cancel):
 
 @pytest.mark.parametrize(
     ("kwargs", "argument"),
-    [({"poll_interval": 0}, "poll_interval must be a positive"), ({"poll_interval": "30"}, "poll_interval"),
+    [({"poll_interval": -1}, "poll_interval must be a number of seconds"), ({"poll_interval": "30"}, "poll_interval"),
      ({"error_budget": -1}, "error_budget"), ({"jitter": 1.5}, "jitter"), ({"max_polls": 0}, "max_polls"),
      ({"cancel_on_kill": "sometimes"}, "cancel_on_kill")],
 )

@@ -23,8 +23,8 @@ def build(**kwargs):
         ({"cancel_on_kill": "sometimes"}, "cancel_on_kill"),
         ({"durable": "yes"}, "durable"),
         ({"fresh_on_clear": "no"}, "fresh_on_clear"),
-        ({"polling_period_seconds": 0}, "polling_period_seconds"),
         ({"polling_period_seconds": -5}, "polling_period_seconds"),
+        ({"polling_period_seconds": "often"}, "polling_period_seconds"),
         ({"databricks_retry_limit": 0}, "databricks_retry_limit"),
         ({"databricks_retry_delay": -1}, "databricks_retry_delay"),
     ],
@@ -70,11 +70,11 @@ AWS_OPERATORS = {
 @pytest.mark.parametrize(
     ("name", "kwargs", "named"),
     [
-        ("BatchOperator", {"poll_interval": 0}, "poll_interval"),
+        ("BatchOperator", {"poll_interval": -1}, "poll_interval"),
         ("BatchOperator", {"poll_interval": "often"}, "poll_interval"),
         ("GlueJobOperator", {"job_poll_interval": -1}, "job_poll_interval"),
-        ("GlueJobOperator", {"deferrable": True, "waiter_delay": 0}, "waiter_delay"),
-        ("EmrServerlessStartJobOperator", {"waiter_delay": 0}, "waiter_delay"),
+        ("GlueJobOperator", {"deferrable": True, "waiter_delay": -1}, "waiter_delay"),
+        ("EmrServerlessStartJobOperator", {"waiter_delay": -1}, "waiter_delay"),
         ("BatchOperator", {"cancel_on_kill": "sometimes"}, "cancel_on_kill"),
     ],
 )
@@ -102,10 +102,20 @@ def test_user_token_is_read_from_the_operators_own_argument():
 
 
 def test_deferrable_refuses_retry_args_that_cannot_reach_the_triggerer():
-    """As the official trigger does (same message), but when the DAG is parsed."""
+    """As the official trigger does: same message, same moment (before defer(), not at parse time)."""
     from tenacity import stop_after_attempt
 
+    op = build(deferrable=True, databricks_retry_args={"stop": stop_after_attempt(2)})
     with pytest.raises(ValueError, match="does not support non-serializable retry_args/databricks_retry_args"):
-        build(deferrable=True, databricks_retry_args={"stop": stop_after_attempt(2)})
-    build(deferrable=True, databricks_retry_args={"reraise": True})  # serialisable: accepted
-    build(databricks_retry_args={"stop": stop_after_attempt(2)})  # synchronous: no triggerer to reach
+        op.validate_for_deferral()
+    build(deferrable=True, databricks_retry_args={"reraise": True}).validate_for_deferral()  # serialisable
+
+
+def test_a_zero_polling_interval_is_accepted_as_upstream_does_with_a_warning(capfd):
+    from durable_jobs.operators import aws
+
+    with DAG("zero", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")):
+        op = aws.AthenaOperator(task_id="a", query="SELECT 1", sleep_time=0)
+    assert op.poll_interval_seconds == 0
+    out = capfd.readouterr()
+    assert "sleep_time=0 polls without pausing" in out.out + out.err
