@@ -22,6 +22,10 @@ from durable_jobs.exceptions import DurableJobConfigError
 from durable_jobs.faults import Fault, FaultKind, cap, generic_classify
 
 
+#: ``JobStatus.state`` of a job the vendor no longer knows (every client reports it so).
+MISSING_STATE = "NOT_FOUND"
+
+
 class JobPhase(str, enum.Enum):
     """Where a job stands, as far as exactly-once submission cares."""
 
@@ -109,6 +113,8 @@ class JobClient(ABC):
 
     def phase_of(self, state: str) -> JobPhase:
         """The phase of a state string as ``status()`` reports it (``JobStatus.state``)."""
+        if state == MISSING_STATE:
+            return JobPhase.MISSING
         return self.states.phase(state)
 
     def status_from_official_event(self, event: Mapping[str, Any]) -> JobStatus | None:
