@@ -16,12 +16,12 @@ Vendor names, units and official operators come from the registry (``durable_job
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from durable_jobs import vendors
+from tools.sections import load_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "artifacts" / "crash-matrix.json"
@@ -30,13 +30,8 @@ OPERATOR_LABELS = {"ours": "durable-jobs", "official": "official operator"}
 
 
 def load(path: Path = DEFAULT_JSON) -> dict[str, Any] | None:
-    """The matrix, or None when ``make crash`` has not written it; a malformed file raises."""
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError(f"{path}: expected an object with a list of cells under 'cells'")
-    return data
+    """The matrix, or None when it has not been written yet; a malformed file raises."""
+    return load_cells(path)
 
 
 def _vendor(data: dict[str, Any], scenario: str) -> tuple[vendors.Service, vendors.Operator]:

@@ -7,12 +7,12 @@ faults), ❌ otherwise. Below it, the first line a user reads for every case tha
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from durable_jobs import vendors
 from tools.crash_matrix import plural
+from tools.sections import load_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "artifacts" / "fault-matrix.json"
@@ -27,12 +27,8 @@ NOT_GENERATED = """```{admonition} Not generated in this build
 
 
 def load(path: Path = DEFAULT_JSON) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError(f"{path}: expected an object with a list of cells under 'cells'")
-    return data
+    """The matrix, or None when it has not been written yet; a malformed file raises."""
+    return load_cells(path)
 
 
 def passed(cell: dict[str, Any], case: dict[str, Any]) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -29,3 +31,13 @@ def write_section(path: Path, name: str, body: str) -> bool:
         return False
     path.write_text(new, encoding="utf-8")
     return True
+
+
+def load_cells(path: Path) -> dict[str, Any] | None:
+    """A matrix artifact (crash or fault): None when it was not written yet; a malformed one raises."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise ValueError(f"{path}: expected an object with a list of cells under 'cells'")
+    return data

@@ -305,16 +305,8 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
 
     def on_official_event(self, context: Context, event: dict[str, Any], job_id: Any) -> None:
         """The official trigger's error event means its waiter gave up: cancel the run and fail, as upstream."""
-        from airflow.providers.common.compat.sdk import AirflowException
-
-        if event.get("status") == "success":
-            return
-        self.log.info("Cancelling EMR Serverless job %s", job_id)
-        try:
-            self.job_client.cancel(job_id)
-        except Exception:  # noqa: BLE001 - as the official operator: report, then fail
-            self.log.exception("Failed to cancel EMR Serverless job %s", job_id)
-        raise AirflowException("EMR Serverless job failed or timed out in deferrable mode")
+        if event.get("status") != "success":
+            self._cancel_and_fail(job_id, "", "EMR Serverless job failed or timed out in deferrable mode")
 
     def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
         """The official texts: the waiter's ``failure_message`` (sync) or the deferred path's."""
@@ -328,14 +320,20 @@ class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJob
         return JobFailedError(f"{text}. A retry submits a new job run.", job_id=job_id, state=status.state)
 
     def on_poll_limit(self, job_id: Any) -> None:
+        self._cancel_and_fail(job_id, " due to max waiter attempts reached",
+                              "Serverless Job failed: Waiter error: max attempts reached")
+
+    def _cancel_and_fail(self, job_id: Any, why: str, message: str) -> None:
+        """What the official operator does when its waiter gives up: cancel the run (reporting a failed
+        cancel), then fail with its message."""
         from airflow.providers.common.compat.sdk import AirflowException
 
-        self.log.info("Cancelling EMR Serverless job %s due to max waiter attempts reached", job_id)
+        self.log.info("Cancelling EMR Serverless job %s%s", job_id, why)
         try:
             self.job_client.cancel(job_id)
         except Exception:  # noqa: BLE001 - as the official operator: report, then fail
-            self.log.exception("Failed to cancel EMR Serverless job %s after waiter timeout", job_id)
-        raise AirflowException("Serverless Job failed: Waiter error: max attempts reached")
+            self.log.exception("Failed to cancel EMR Serverless job %s", job_id)
+        raise AirflowException(message)
 
     def job_result(self, context: Context, job_id: Any) -> Any:
         return job_id

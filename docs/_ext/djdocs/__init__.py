@@ -21,6 +21,7 @@ from typing import Any
 
 from djdocs import gallery, reference, upstream
 from tools import crash_matrix, fault_matrix
+from tools.sections import load_cells
 
 GENERATED = "_generated"
 GALLERY = "gallery"
@@ -42,20 +43,21 @@ def generate(root: Path, warn) -> dict[str, str]:
     files[f"{GENERATED}/doctor.md"] = reference.doctor_checks()
     files[f"{GENERATED}/record.md"] = reference.record_example()
     files[f"{GENERATED}/upstream-pins.md"] = upstream.pins_fragment()
-    try:
-        matrix = crash_matrix.load(root / "artifacts" / "crash-matrix.json")
-    except ValueError as err:
-        warn(f"the crash matrix cannot be rendered: {err}")
-        matrix = None
+    matrix = _artifact(root / "artifacts" / "crash-matrix.json", warn)
     files[f"{GENERATED}/crash-matrix.md"] = crash_matrix.render_page(matrix)
-    try:
-        faults = fault_matrix.load(root / "artifacts" / "fault-matrix.json")
-    except ValueError as err:
-        warn(f"the fault table cannot be rendered: {err}")
-        faults = None
-    files[f"{GENERATED}/fault-matrix.md"] = fault_matrix.render_page(faults)
     files[f"{GENERATED}/crash-deferrable.md"] = crash_matrix.render_deferrable(matrix)
+    faults = _artifact(root / "artifacts" / "fault-matrix.json", warn)
+    files[f"{GENERATED}/fault-matrix.md"] = fault_matrix.render_page(faults)
     return files
+
+
+def _artifact(path: Path, warn) -> dict[str, Any] | None:
+    """A matrix artifact, or None (its page then says how to make it); a malformed one is a warning."""
+    try:
+        return load_cells(path)
+    except ValueError as err:
+        warn(f"{path.name} cannot be rendered: {err}")
+        return None
 
 
 #: folders whose pages are listed by committed toctrees (or are generated)
