@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 from durable_jobs.exceptions import DurableJobConfigError
 from durable_jobs.faults import Fault, FaultKind, cap, generic_classify
 
-
 #: ``JobStatus.state`` of a job the vendor no longer knows (every client reports it so).
 MISSING_STATE = "NOT_FOUND"
 

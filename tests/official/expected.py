@@ -57,14 +57,6 @@ def _ids(module: str, *names: str) -> tuple[str, ...]:
     return tuple(f"{module}::{name}" for name in names)
 
 
-DATABRICKS_HOOK = Entry(
-    INTERNAL,
-    "The test patches `airflow.providers.databricks.operators.databricks.DatabricksHook`, the name the official "
-    "operator builds its hook from. Ours submits and polls through `DatabricksJobClient`, which builds its own "
-    "`DatabricksHook` from `airflow.providers.databricks.hooks.databricks`; that hook is not the mock, so the "
-    "call reaches the connection the test never defined.",
-    match=r"conn_id `(databricks_default|test_conn)` isn't defined",
-)
 GLUE_CLIENT = Entry(
     INTERNAL,
     "The test mocks `GlueJobHook` methods (`initialize_job`, `get_job_state`, `job_completion`, `get_conn`). "
@@ -80,6 +72,100 @@ BATCH_CLIENT = Entry(
     "retries off, made when the task runs, which the test does not mock: the call goes to AWS (refused: the "
     "suite blocks the network).",
     match=r"batch\.[a-z0-9-]+\.amazonaws\.com",
+)
+DATABRICKS_TOKEN = Entry(
+    DELIBERATE,
+    "The test asserts the exact `runs/submit` / `run-now` payload. Ours adds `idempotency_token` (the epoch's "
+    "key; `<your token>-<key>` when you set one), with `durable=False` too, where the key lives for one try: "
+    "a submit resent after a transient fault, under the same key, returns the run Databricks already started.",
+    match=r"Actual: (submit_run|run_now)\(\{.*'idempotency_token': '[0-9a-f]{32}'\}\)",
+    link=README_DIFFERENCES,
+)
+DATABRICKS_SECOND_HOOK = Entry(
+    INTERNAL,
+    "The test asserts that `airflow.providers.databricks.operators.databricks.DatabricksHook` is built exactly "
+    "once. The official operator builds one (`self._hook`); ours builds a second, with the same arguments, "
+    "for `DatabricksJobClient`, which submits and polls, while the official code ours reuses (`job_name` / "
+    "`pipeline_name` lookups, `cancel_previous_runs`, the failed tasks' errors) still reads `self._hook`. "
+    "Past this assertion the test's payload check differs too: ours adds `idempotency_token` (deliberate).",
+    match=r"Expected 'DatabricksHook' to be called once\. Called 2 times",
+)
+DATABRICKS_TRIGGER = Entry(
+    DELIBERATE,
+    "The test asserts the official `DatabricksExecutionTrigger`. Ours defers to its own `JobTrigger` (the "
+    "fault policy, a cancel on a user's kill from the triggerer, the record's client), after the same "
+    "checkpoint; an official trigger's event is still taken when a task deferred by the official operator "
+    "resumes with ours.",
+    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*DatabricksExecutionTrigger\)",
+    link=README_DIFFERENCES,
+)
+DATABRICKS_REPAIR_HANDLER = Entry(
+    INTERNAL,
+    "The test patches `airflow.providers.databricks.operators.databricks._handle_deferrable_databricks_operator"
+    "_execution`, which the official `execute_complete` calls after `repair_run` to read `runs/get` and defer "
+    "again. Ours repairs the run the same way (`update_job`, `repair_run`), then reads `runs/get` itself before "
+    "deferring; the test's `get_run` (still the failed state, or an unconfigured MagicMock) says the run ended "
+    "failed, so ours fails the task, as the patched function would for a run that is still failed.",
+    match=r"JobFailedError: Job run failed with terminal state: ",
+)
+DATABRICKS_CONTEXT_WITHOUT_TI = Entry(
+    NOT_APPLICABLE,
+    "The test calls `execute_complete(context={}, ...)`: a context without `ti`, which Airflow always passes. "
+    "Taking over the official trigger's event, ours pushes the `run_id` / `run_page_url` XComs through "
+    "`context['ti']`, as the official repair path does in the function the test patches out "
+    "(`_handle_deferrable_databricks_operator_execution`).",
+    match=r"KeyError: 'ti'",
+)
+DATABRICKS_STORE_KEYS = Entry(
+    DELIBERATE,
+    "The test asserts one `task_state_store.set(<external_id_key>, run_id)`. Ours writes its record under "
+    "`<external_id_key>_durable` (the intent before the submit, then the id, then the outcome) beside the bare "
+    "id, which it writes as upstream does, all with `retention=NEVER_EXPIRE`.",
+    match=r"Expected 'set' to be called once\. Called \d+ times\.\s+Calls: \[call\('databricks_run(_now)?_id_durable'",
+    link=README_DIFFERENCES,
+)
+RECORD_XCOM = Entry(
+    DELIBERATE,
+    "The test counts `ti.xcom_push` calls (`run_id`, `run_page_url`). Ours also copies its record to an XCom of "
+    "the same name (`<external_id_key>_durable`; written with the intent and with the id): the DAG processor, "
+    "which runs the last-try failure callback that cancels an orphaned job, can read XComs but not "
+    "`task_state_store` (`durable_jobs/orphans.py`).",
+    match=r"assert 4 == 2\s+\+\s+where 4 = <MagicMock name='mock\.xcom_push'",
+    link=README_DIFFERENCES,
+)
+DATABRICKS_RECONNECT_JOB_NAME = Entry(
+    INTERNAL,
+    "The test asserts that a reconnect resolves `job_name` with `find_job_id_by_name` into `_merged_json`, "
+    "which the official repair path reads. Ours reads the job id of a run it repairs from the run itself "
+    "(`get_job_id(run_id)`) and rebuilds `job_parameters` when it repairs, so a reconnect makes no lookup and "
+    "leaves `_merged_json` unset.",
+    match=r"Expected 'find_job_id_by_name' to be called once\. Called 0 times",
+)
+BATCH_CLIENT_VALIDATES = Entry(
+    INTERNAL,
+    "The test patches `BatchClientHook.client` and passes a placeholder override (`{'a': 'a'}`). Ours submits "
+    "with `SubmitJob` on a boto3 client of its own with SDK retries off, which the test does not patch: botocore "
+    "validates the request first and refuses the placeholder. The test's expected arguments would differ "
+    "too: ours adds its key to the job name and the `durable-jobs:key` tag (docs/aws.md).",
+    match=r"ParamValidationError: Parameter validation failed:\s+Unknown parameter in "
+          r"(nodeOverrides|ecsPropertiesOverride|eksPropertiesOverride)",
+)
+ATHENA_CLIENT = Entry(
+    INTERNAL,
+    "The test patches `AthenaHook.run_query` / `check_query_status` (and `get_state_change_reason`). Ours calls "
+    "`StartQueryExecution` / `GetQueryExecution` on its own client, which the test class's `@mock_aws` answers "
+    "(moto: the query SUCCEEDED at once), so the patched methods are never called and a test that expects a "
+    "failed, cancelled or still-running query sees it succeed. Its `run_query` arguments would differ too: "
+    "ours sends `<client_request_token>-<key>` as the token (docs/aws.md).",
+    match=r"Expected 'run_query' to be called once\. Called 0 times|DID NOT RAISE AirflowException",
+)
+ATHENA_NOT_DEFERRED = Entry(
+    INTERNAL,
+    "The test patches `AthenaHook.run_query` and expects `execute` to defer. Ours starts the query with "
+    "`StartQueryExecution` on its own client, which the test class's `@mock_aws` answers, and asks its state "
+    "before `defer()`: moto says SUCCEEDED, so ours returns the result without deferring. (Deferred, it would "
+    "use our `JobTrigger`, not `AthenaTrigger`.)",
+    match=r"DID NOT RAISE TaskDeferred",
 )
 BATCH_EVENT_VALIDATOR = Entry(
     INTERNAL,
@@ -100,9 +186,9 @@ KILL_NOT_BY_USER = Entry(
 UNREADABLE_STORE = Entry(
     DELIBERATE,
     "The test's `task_state_store` cannot be read (it raises, or it is a runtime context with no task "
-    "supervisor behind it). The official operator goes on as if there were no record; ours fails the try, "
-    "because the record it cannot read may name a job that is running (README: store unreadable -> fail the "
-    "try, never \"no record\").",
+    "supervisor behind it). The official operator goes on as if there were no record (Athena's never reads "
+    "the store); ours fails the try, because the record it cannot read may name a job that is running (README: "
+    "store unreadable -> fail the try, never \"no record\").",
     match=r"could not read the checkpoint",
     link=README_DIFFERENCES,
 )
@@ -137,6 +223,10 @@ REASONS: tuple[Reason, ...] = (
         *_ids(
             _GLUE,
             "TestGlueJobOperator::test_deferrable_retry_reattaches_via_fallback_when_task_store_errors",
+        ),
+        *_ids(
+            _ATHENA,
+            "TestAthenaOperator::test_return_value",
         ),
     )),
     Reason(MAGICMOCK_CONTEXT, (
@@ -216,36 +306,80 @@ REASONS: tuple[Reason, ...] = (
             "TestBatchOperator::test_execute_complete_success_without_logs",
         ),
     )),
-    Reason(DATABRICKS_HOOK, (
+    Reason(DATABRICKS_TOKEN, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_exec_with_json_string_and_templated_named_parameters",
+            "TestDatabricksSubmitRunOperator::test_databricks_submit_run_deferrable_operator_success_before_defer",
+            "TestDatabricksSubmitRunOperator::test_exec_success",
+            "TestDatabricksSubmitRunOperator::test_exec_with_xcom_arg_json_and_templated_named_parameters",
+            "TestDatabricksSubmitRunOperator::test_no_wait_for_termination",
+            "TestDatabricksSubmitRunOperator::test_wait_for_termination",
+        ),
+    )),
+    Reason(DATABRICKS_SECOND_HOOK, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_cancel_previous_runs",
+            "TestDatabricksRunNowOperator::test_databricks_run_now_deferrable_operator_failed_before_defer",
+            "TestDatabricksRunNowOperator::test_databricks_run_now_deferrable_operator_success_before_defer",
+            "TestDatabricksRunNowOperator::test_exec_failure",
+            "TestDatabricksRunNowOperator::test_exec_failure_with_message",
+            "TestDatabricksRunNowOperator::test_exec_multiple_failures_with_message",
+            "TestDatabricksRunNowOperator::test_exec_success",
+            "TestDatabricksRunNowOperator::test_exec_with_job_name",
+            "TestDatabricksRunNowOperator::test_no_cancel_previous_runs",
+            "TestDatabricksRunNowOperator::test_no_wait_for_termination",
+            "TestDatabricksRunNowOperator::test_wait_for_termination",
+            "TestDatabricksSubmitRunOperator::test_databricks_submit_run_deferrable_operator_failed_before_defer",
+            "TestDatabricksSubmitRunOperator::test_exec_failure",
+            "TestDatabricksSubmitRunOperator::test_exec_pipeline_name",
+        ),
+    )),
+    Reason(DATABRICKS_TRIGGER, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_execute_task_deferred",
+            "TestDatabricksSubmitRunOperator::test_execute_task_deferred",
+        ),
+    )),
+    Reason(DATABRICKS_REPAIR_HANDLER, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperator::test_deferrable_exec_with_databricks_repair_reason_new_settings",
+            "TestDatabricksRunNowOperator::test_deferrable_exec_with_none_databricks_repair_reason_new_settings",
+            "TestDatabricksRunNowOperator::test_execute_complete_failure_and_repair_run",
+        ),
+    )),
+    Reason(DATABRICKS_CONTEXT_WITHOUT_TI, (
         *_ids(
             _DBX,
             "TestDatabricksRunNowOperator::test_execute_complete_repair_includes_named_job_parameters",
-            "TestDatabricksRunNowOperatorDurable::test_already_succeeded_pushes_xcoms_without_polling",
-            "TestDatabricksRunNowOperatorDurable::test_durable_false_never_touches_task_state_store",
-            "TestDatabricksRunNowOperatorDurable::test_durable_true_submits_fresh_missing_task_state_store",
-            "TestDatabricksRunNowOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
-            "TestDatabricksRunNowOperatorDurable::test_get_job_status_encodes_life_cycle_and_result",
+            "TestDatabricksSubmitRunOperator::test_execute_complete_repair_includes_job_parameters",
+        ),
+    )),
+    Reason(DATABRICKS_STORE_KEYS, (
+        *_ids(
+            _DBX,
             "TestDatabricksRunNowOperatorDurable::test_persists_run_id_to_task_state_store_on_fresh_submit",
-            "TestDatabricksRunNowOperatorDurable::test_reconnect_with_job_name_resolves_job_id_for_repair",
-            "TestDatabricksRunNowOperatorDurable::test_reconnects_to_active_run_without_resubmitting",
-            "TestDatabricksRunNowOperatorDurable::test_reconnects_to_blocked_run_without_resubmitting",
             "TestDatabricksRunNowOperatorDurable::test_resubmits_when_stored_run_in_terminal_failure",
             "TestDatabricksRunNowOperatorDurable::test_resubmits_when_stored_run_no_longer_exists",
-            "TestDatabricksRunNowOperatorOpenLineageInjection::test_does_not_inject_parent_job_info_when_disabled",
-            "TestDatabricksRunNowOperatorOpenLineageInjection::test_inject_openlineage_context_into_job_parameters",
-            "TestDatabricksRunNowOperatorOpenLineageInjection::test_injection_failure_leaves_job_parameters_unchanged",
-            "TestDatabricksRunNowOperatorOpenLineageInjection::test_skips_injection_with_legacy_parameter_slots",
-            "TestDatabricksSubmitRunOperator::test_execute_complete_repair_includes_job_parameters",
-            "TestDatabricksSubmitRunOperatorDurable::test_already_succeeded_pushes_xcoms_without_polling",
-            "TestDatabricksSubmitRunOperatorDurable::test_durable_false_never_touches_task_state_store",
-            "TestDatabricksSubmitRunOperatorDurable::test_durable_true_submits_fresh_missing_task_state_store",
-            "TestDatabricksSubmitRunOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
-            "TestDatabricksSubmitRunOperatorDurable::test_get_job_status_encodes_life_cycle_and_result",
             "TestDatabricksSubmitRunOperatorDurable::test_persists_run_id_to_task_state_store_on_fresh_submit",
-            "TestDatabricksSubmitRunOperatorDurable::test_reconnects_to_active_run_without_resubmitting",
-            "TestDatabricksSubmitRunOperatorDurable::test_reconnects_to_blocked_run_without_resubmitting",
             "TestDatabricksSubmitRunOperatorDurable::test_resubmits_when_stored_run_in_terminal_failure",
             "TestDatabricksSubmitRunOperatorDurable::test_resubmits_when_stored_run_no_longer_exists",
+        ),
+    )),
+    Reason(RECORD_XCOM, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
+            "TestDatabricksSubmitRunOperatorDurable::test_fresh_submit_pushes_run_xcoms_exactly_once",
+        ),
+    )),
+    Reason(DATABRICKS_RECONNECT_JOB_NAME, (
+        *_ids(
+            _DBX,
+            "TestDatabricksRunNowOperatorDurable::test_reconnect_with_job_name_resolves_job_id_for_repair",
         ),
     )),
     Reason(GLUE_CLIENT, (
@@ -303,6 +437,33 @@ REASONS: tuple[Reason, ...] = (
         *_ids(
             _BATCH,
             "TestBatchOperator::test_execute_without_failures",
+        ),
+    )),
+    Reason(BATCH_CLIENT_VALIDATES, (
+        *_ids(
+            _BATCH,
+            "TestBatchOperator::test_override_not_sent_if_not_set[ecs_properties_override]",
+            "TestBatchOperator::test_override_not_sent_if_not_set[eks_properties_override]",
+            "TestBatchOperator::test_override_not_sent_if_not_set[node_overrides]",
+        ),
+    )),
+    Reason(ATHENA_CLIENT, (
+        *_ids(
+            _ATHENA,
+            "TestAthenaOperator::test_hook_run_big_success_query",
+            "TestAthenaOperator::test_hook_run_cancelled_query",
+            "TestAthenaOperator::test_hook_run_failed_query_with_max_tries",
+            "TestAthenaOperator::test_hook_run_failure_query",
+            "TestAthenaOperator::test_hook_run_override_catalog",
+            "TestAthenaOperator::test_hook_run_small_success_query",
+            "TestAthenaOperator::test_hook_run_without_database",
+            "TestAthenaOperator::test_optional_output_location",
+        ),
+    )),
+    Reason(ATHENA_NOT_DEFERRED, (
+        *_ids(
+            _ATHENA,
+            "TestAthenaOperator::test_is_deferred",
         ),
     )),
 )
