@@ -27,7 +27,8 @@ below_3_3 = pytest.mark.skipif(has_state_store(), reason="on Airflow 3.3+ the re
 
 #: dag → (submit operation, the operation the synchronous path and the trigger poll with)
 OPS = {"batch": ("batch:SubmitJob", "batch:DescribeJobs"), "glue": ("glue:StartJobRun", "glue:GetJobRun"),
-       "emr": ("emr-serverless:StartJobRun", "emr-serverless:GetJobRun")}
+       "emr": ("emr-serverless:StartJobRun", "emr-serverless:GetJobRun"),
+       "athena": ("athena:StartQueryExecution", "athena:GetQueryExecution")}
 
 
 def _vendor(dag) -> str:
@@ -41,6 +42,8 @@ def vendor_jobs(aws, dag) -> list[str]:
         return [j["jobId"] for j in aws.batch_jobs("compat-etl")]
     if vendor == "glue":
         return [r["Id"] for r in aws.glue_runs("compat-glue-etl")]
+    if vendor == "athena":
+        return [q["QueryExecutionId"] for q in aws.athena_queries("compat_events")]
     return [r["id"] for r in aws.emr_runs()]
 
 
@@ -105,18 +108,19 @@ def test_deferrable_without_wait_does_not_defer(aws):
 
 #: status calls made by the task itself between the submit and the first poll that may fail: the
 #: official Batch operator's link lookup, and on the deferrable path the check before defer().
-BEFORE_POLLING = {("batch", False): 1, ("glue", False): 0, ("emr", False): 0,
-                  ("batch", True): 2, ("glue", True): 1, ("emr", True): 1}
+BEFORE_POLLING = {("batch", False): 1, ("glue", False): 0, ("emr", False): 0, ("athena", False): 0,
+                  ("batch", True): 2, ("glue", True): 1, ("emr", True): 1, ("athena", True): 1}
 
 
 @below_3_3
 @pytest.mark.parametrize("dag", dags.SYNC + dags.DEFERRABLE, ids=lambda d: d.dag_id)
 def test_poll_error_then_retry_submits_fresh(aws, hold_until, dag):
     """Below 3.3 nothing is checkpointed: a try that fails while polling is retried with a new job."""
-    # An expired session token (botocore does not retry it) on the first poll of the running job;
-    # the trigger gives up after 5 failed polls in a row. The first job runs on, the retry's ends.
+    # An expired session token on the first poll of the running job: botocore does not retry it and
+    # the fault policy fails the try at once on an auth error, on both paths (a 5xx or a throttle would
+    # be waited out). The first job runs on, the retry's ends.
     deferrable = dag in dags.DEFERRABLE
-    count = 5 if deferrable else 1
+    count = 1
     poll = OPS[_vendor(dag)][1]
     fault = aws.proxy.fault(poll, status=400, code="ExpiredTokenException", count=count,
                             skip=BEFORE_POLLING[_vendor(dag), deferrable])

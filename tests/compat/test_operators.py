@@ -47,8 +47,9 @@ def test_deferrable_without_wait_does_not_defer(emulator):
 @pytest.mark.skipif(has_state_store(), reason="on Airflow 3.3+ the retry reconnects (tests/integration)")
 def test_poll_error_then_retry_submits_fresh(emulator):
     """Below 3.3 nothing is checkpointed: a try that fails while polling is retried with a new run."""
-    # runs/get #1 is the run page URL pushed right after submit; #2 is the first poll.
-    emulator.add_fault("jobs/runs/get", status=500, skip=1, count=1)
+    # runs/get #1 is the run page URL pushed right after submit; #2 is the first poll. A 403 fails the
+    # try at once (the fault policy waits out a 5xx or a throttle, so those would not end it).
+    emulator.add_fault("jobs/runs/get", status=403, skip=1, count=1)
     state, tis = run_dag(compat_dags.submit_sync)
     assert state == "success", tis
     assert tis["run"] == ("success", 2)

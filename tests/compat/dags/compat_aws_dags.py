@@ -1,4 +1,4 @@
-"""AWS DAGs for the compatibility subset (Batch, Glue, EMR Serverless), run against moto behind our fault
+"""AWS DAGs for the compatibility subset (Batch, Glue, EMR Serverless, Athena), run against moto behind our fault
 proxy (``durable_jobs.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike.
 
 Resource names match ``aws_env``; the EMR Serverless application id comes from the Variable that the
@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.aws import BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
+from durable_jobs.operators.aws import AthenaOperator, BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/durable-jobs-role"
 FAST = {"retries": 1, "retry_delay": timedelta(0)}
@@ -26,6 +26,10 @@ class Glue(_RecordDeferrals, GlueJobOperator):
 
 
 class EmrServerless(_RecordDeferrals, EmrServerlessStartJobOperator):
+    pass
+
+
+class Athena(_RecordDeferrals, AthenaOperator):
     pass
 
 
@@ -53,15 +57,24 @@ def _emr(dag_id: str, **kwargs):
     return dag
 
 
+def _athena(dag_id: str, **kwargs):
+    with _dag(dag_id) as dag:
+        Athena(task_id="run", query="SELECT * FROM compat_events", database="analytics",
+               workgroup="durable-athena", sleep_time=0.2, **FAST, **kwargs)
+    return dag
+
+
 batch_sync = _batch("compat_aws_batch_sync")
 batch_deferrable = _batch("compat_aws_batch_deferrable", deferrable=True)
 glue_sync = _glue("compat_aws_glue_sync")
 glue_deferrable = _glue("compat_aws_glue_deferrable", deferrable=True)
 emr_sync = _emr("compat_aws_emr_sync")
 emr_deferrable = _emr("compat_aws_emr_deferrable", deferrable=True)
+athena_sync = _athena("compat_aws_athena_sync")
+athena_deferrable = _athena("compat_aws_athena_deferrable", deferrable=True)
 # EMR Serverless waits only with wait_for_completion=True, deferrable or not (Batch and Glue always
 # wait when deferrable, as the official operators do).
 emr_fire_and_forget = _emr("compat_aws_emr_fire_and_forget", deferrable=True, wait_for_completion=False)
 
-SYNC = [batch_sync, glue_sync, emr_sync]
-DEFERRABLE = [batch_deferrable, glue_deferrable, emr_deferrable]
+SYNC = [batch_sync, glue_sync, emr_sync, athena_sync]
+DEFERRABLE = [batch_deferrable, glue_deferrable, emr_deferrable, athena_deferrable]
