@@ -140,9 +140,10 @@ CORE_CONFIG: tuple[ConfigOption, ...] = (
     ConfigOption(
         "http_timeout_seconds", "float", "60",
         "Seconds one HTTP call to Databricks may take (submit, status, cancel), unless the connection's "
-        "``timeout_seconds`` extra says otherwise. AWS clients keep botocore's timeouts, set as for the "
-        "official operators: ``botocore_config`` or the connection's ``config_kwargs`` extra "
-        "(``connect_timeout``, ``read_timeout``).",
+        "``timeout_seconds`` extra says otherwise; the same for the Snowflake SQL API, unless the operator's "
+        "``hook_params`` give ``http_request_kwargs`` / ``aiohttp_request_kwargs`` a ``timeout``. AWS clients "
+        "keep botocore's timeouts, set as for the official operators: ``botocore_config`` or the "
+        "connection's ``config_kwargs`` extra (``connect_timeout``, ``read_timeout``).",
         example="30",
     ),
 )
@@ -159,6 +160,7 @@ AWS_CONFIG = (
 )
 
 _AWS = "airflow.providers.amazon.aws.operators"
+_SNOWFLAKE = "airflow.providers.snowflake.operators.snowflake"
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -258,17 +260,37 @@ FAMILIES: tuple[Family, ...] = (
         wait_off_by_default={"EmrAddStepsOperator": "wait_for_completion"},
         official_resumable=frozenset({f"{_AWS}.glue.GlueJobOperator", f"{_AWS}.redshift_data.RedshiftDataOperator"}),
     ),
+    Family(
+        key="snowflake", name="Snowflake", extra="snowflake", provider="apache-airflow-providers-snowflake",
+        docs="docs/snowflake.md", demo="durable_jobs.demo.snowflake:section",
+        services=(
+            Service(
+                key="snowflake_sql_api", name="Snowflake SQL API", unit="statement batch",
+                doc_url="https://docs.snowflake.com/en/developer-guide/sql-api/reference",
+                client="durable_jobs.hooks.snowflake_sql_api.SnowflakeSqlApiJobClient",
+                emulator="the Snowflake SQL API emulator (durable_jobs.emulators.snowflake)",
+                operators=(
+                    Operator("SnowflakeSqlApiOperator", "durable_jobs.operators.snowflake",
+                             f"{_SNOWFLAKE}.SnowflakeSqlApiOperator",
+                             "`requestId` (a resend: the same id with `retry=true`)", crash="snowflake"),
+                    Operator("SnowflakeNotebookOperator", "durable_jobs.operators.snowflake",
+                             f"{_SNOWFLAKE}.SnowflakeNotebookOperator",
+                             "`requestId` (a resend: the same id with `retry=true`)"),
+                ),
+            ),
+        ),
+        submit_methods=frozenset({"execute_query", "execute_async"}),
+        status_methods=frozenset({"get_sql_api_query_status"}),
+        official_resumable=frozenset({
+            f"{_SNOWFLAKE}.SnowflakeSqlApiOperator", f"{_SNOWFLAKE}.SnowflakeNotebookOperator",
+        }),
+    ),
     # ---- known to the lint only, until their durable operators exist ----
     Family(
         key="google", name="Google Cloud", extra="google", provider="apache-airflow-providers-google",
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)
         status_methods=frozenset({"get_job", "get_batch", "get_batch_state", "get_job_status"}),
-    ),
-    Family(
-        key="snowflake", name="Snowflake", extra="snowflake", provider="apache-airflow-providers-snowflake",
-        submit_methods=frozenset({"execute_query", "execute_async"}),
-        status_methods=frozenset({"get_sql_api_query_status"}),
     ),
     Family(
         key="dbt", name="dbt Cloud", extra="dbt-cloud", provider="apache-airflow-providers-dbt-cloud",

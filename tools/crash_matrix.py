@@ -39,8 +39,10 @@ def _vendor(data: dict[str, Any], scenario: str) -> tuple[vendors.Service, vendo
 
 
 def plural(word: str) -> str:
-    """English plural of a unit ("run" → "runs", "query" → "queries")."""
-    return f"{word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in tuple("aeiou") else f"{word}s"
+    """English plural of a unit ("run" → "runs", "query" → "queries", "statement batch" → "statement batches")."""
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return f"{word[:-1]}ies"
+    return f"{word}es" if word.endswith(("ch", "sh", "s", "x", "z")) else f"{word}s"
 
 
 def _plural(n: int | None, word: str) -> str:

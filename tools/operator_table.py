@@ -21,7 +21,9 @@ def durable_paths(cls: type) -> tuple[str, str]:
     from durable_jobs.operators.base import DurableJobMixin
 
     durable = issubclass(cls, DurableJobMixin)
-    deferrable = "deferrable" in inspect.signature(cls.__init__).parameters
+    # an argument of the class or of a base it passes **kwargs on to (SnowflakeNotebookOperator's parent)
+    deferrable = any("deferrable" in inspect.signature(vars(k)["__init__"]).parameters
+                     for k in cls.__mro__ if "__init__" in vars(k))
     return ("yes" if durable else "no", "yes" if durable and deferrable else "no")
 
 

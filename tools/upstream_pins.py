@@ -30,6 +30,8 @@ _DBX = "airflow.providers.databricks.operators.databricks"
 _AWS = "airflow.providers.amazon.aws"
 _OPS_DBX = "durable_jobs.operators.databricks"
 _OPS_AWS = "durable_jobs.operators.aws"
+_SF = "airflow.providers.snowflake"
+_OPS_SF = "durable_jobs.operators.snowflake"
 
 PINS: tuple[Pin, ...] = (
     # ------------------------------------------------------------------ Databricks
@@ -391,6 +393,15 @@ PINS: tuple[Pin, ...] = (
         sha256="45d1110d3580af021295da57c960e8d6c7cbc7955ff04d3da4fdfe23bf8efa50",
         pinned="apache-airflow-task-sdk==1.3.2",
         covers=("airflow.sdk.execution_time.task_runner.SUPERVISOR_COMMS._thread_lock",),
+    ),
+    # ------------------------------------------------------------------ Snowflake
+    Pin(
+        target=f"{_SF}.operators.snowflake:SnowflakeNotebookOperator._build_execute_notebook_query",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_SF}:SnowflakeNotebookOperator.prepare_request",),
+        why="Builds the EXECUTE NOTEBOOK statement from the rendered notebook fields, as the official execute.",
+        sha256="6dc9e9ad5f09abe06ba30f34a2e22b6d3f3d19b09a66ae522b7cf051200c3f8a",
+        pinned="apache-airflow-providers-snowflake==6.20.0",
     ),
 )
 

@@ -45,11 +45,12 @@ def prepare_airflow_home(home: Path | None = None) -> Path:
     if "airflow.configuration" in sys.modules:
         raise RuntimeError("the demo must configure Airflow before it is imported")
     from durable_jobs.demo.aws import example_files
+    from durable_jobs.demo.snowflake import example_files as snowflake_files
 
     home = home or Path(tempfile.mkdtemp(prefix="durable-jobs-demo-"))
     dags = home / "dags"
     dags.mkdir(exist_ok=True)
-    for source in [*sorted(DAGS_FOLDER.glob("[!_]*.py")), *example_files()]:
+    for source in [*sorted(DAGS_FOLDER.glob("[!_]*.py")), *example_files(), *snowflake_files()]:
         (dags / source.name).symlink_to(source)
     os.environ.update(
         AIRFLOW_HOME=str(home),

@@ -1,4 +1,4 @@
-"""Run an emulator in the foreground: ``python -m durable_jobs.emulators databricks --port 0``.
+"""Run an emulator in the foreground: ``python -m durable_jobs.emulators databricks|snowflake --port 0``.
 
 Prints exactly one line, ``durable-jobs emulator: databricks listening on http://HOST:PORT``, so
 a parent process can read the port; ``--port-file`` also writes the bare port to a file (atomically).
@@ -15,8 +15,9 @@ import threading
 from pathlib import Path
 
 from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.emulators.snowflake import SnowflakeEmulator
 
-EMULATORS = {"databricks": DatabricksEmulator}
+EMULATORS = {"databricks": DatabricksEmulator, "snowflake": SnowflakeEmulator}
 
 
 def main(argv: list[str] | None = None) -> int:

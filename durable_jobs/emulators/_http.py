@@ -117,7 +117,9 @@ class JSONHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         body: Any = None
-        if raw.strip():
+        if raw.strip() and str(self.headers.get("Content-Type", "")).startswith("application/x-www-form-urlencoded"):
+            body = dict(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))  # an OAuth token request
+        elif raw.strip():
             try:
                 body = json.loads(raw)
             except ValueError:

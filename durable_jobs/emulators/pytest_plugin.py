@@ -21,6 +21,13 @@ AWS (moto in server mode behind our fault proxy; needs moto, from the ``[testing
 * ``aws`` — the same environment, reset for each test (fresh moto state, no faults), with the
   ``durable_emr_application_id`` Airflow Variable naming its EMR Serverless application.
 
+Snowflake (the SQL API v2 emulator is standard library only; routing needs the snowflake provider):
+
+* ``snowflake_emulator`` — a fresh :class:`~durable_jobs.emulators.snowflake.SnowflakeEmulator` per test,
+  with every ``SnowflakeHook``'s REST URL routed to it (``SnowflakeEmulator.routed``) and
+  ``AIRFLOW_CONN_SNOWFLAKE_DEFAULT`` pointing at it (a programmatic access token); its ledger counts every
+  execution.
+
 Every server listens on 127.0.0.1 only and is stopped by the fixture that started it.
 """
 
@@ -32,6 +39,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.emulators.snowflake import SnowflakeEmulator
 
 if TYPE_CHECKING:
     from durable_jobs.emulators.aws_env import AwsTestEnv
@@ -78,3 +86,15 @@ def aws(aws_server: AwsTestEnv, monkeypatch: pytest.MonkeyPatch) -> AwsTestEnv:
     aws_server.reset()
     monkeypatch.setenv("AIRFLOW_VAR_DURABLE_EMR_APPLICATION_ID", str(aws_server.application_id))
     return aws_server
+
+
+@pytest.fixture
+def snowflake_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[SnowflakeEmulator]:
+    emulator = SnowflakeEmulator().start()
+    try:
+        for name, value in emulator.airflow_conn_env().items():
+            monkeypatch.setenv(name, value)
+        with emulator.routed():
+            yield emulator
+    finally:
+        emulator.stop()

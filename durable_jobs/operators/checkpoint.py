@@ -143,6 +143,9 @@ def parse_record(value: Any, *, key: str) -> CheckpointRecord | None:
             raise CheckpointError(_bad(key, value, "an empty string is not a job id"))
         # The official operators store the raw external id under the same key.
         return CheckpointRecord(nonce=None, id=value, legacy=True)
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        # The official Snowflake SQL API operator stores its statement handles as a list.
+        return CheckpointRecord(nonce=None, id=value, legacy=True)
     if not isinstance(value, dict):
         raise CheckpointError(_bad(key, value, f"a {type(value).__name__} is neither a record nor an id"))
     version = value.get("v")

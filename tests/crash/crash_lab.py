@@ -32,6 +32,7 @@ if str(HERE) not in sys.path:
 from crash_aws import SERVICES as AWS_SERVICES  # noqa: E402
 from crash_aws import AwsFleet  # noqa: E402
 from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
+from crash_snowflake import ROUTE_DIR, SnowflakeFleet  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
 
 DAGS = HERE / "dags"
@@ -47,18 +48,23 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
-    fleet = stack = aws_fleet = None
+    fleet = stack = aws_fleet = sf_fleet = None
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
         dbx = [c for c in cells if c.scenario.vendor == "databricks"]
         aws = [c for c in cells if c.scenario.vendor in AWS_SERVICES]
+        snowflake = [c for c in cells if c.scenario.vendor == "snowflake"]
         fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
         env = fleet.conn_env({c.conn_id: c.key for c in dbx})
         if aws:  # moto + one fault proxy per cell, threads of this process on 127.0.0.1
             aws_fleet = AwsFleet({c.key: (c.scenario.vendor, c.dag_id) for c in aws})
             env.update(aws_fleet.conn_env({c.conn_id: c.key for c in aws}))
+        if snowflake:  # one SQL API emulator per cell, threads of this process; the hook routed by sitecustomize
+            sf_fleet = SnowflakeFleet([c.key for c in snowflake])
+            env.update(sf_fleet.conn_env({c.conn_id: c.key for c in snowflake}))
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
@@ -69,6 +75,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         log(f"crash: stack up in {ready - started:.0f}s; running {len(cells)} cells")
         emulators = {c.id: Emulator(fleet.urls[c.key]) for c in dbx}
         emulators.update({c.id: aws_fleet.vendors[c.key] for c in aws})
+        emulators.update({c.id: sf_fleet.emulators[c.key] for c in snowflake})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -78,6 +85,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             fleet.stop()
         if aws_fleet is not None:
             aws_fleet.stop()
+        if sf_fleet is not None:
+            sf_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":
@@ -133,7 +142,8 @@ def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float
     return {
         "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "versions": {d: _version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
-                                               "apache-airflow-providers-amazon", "airflow-durable-jobs")},
+                                               "apache-airflow-providers-amazon", "apache-airflow-providers-snowflake",
+                                               "airflow-durable-jobs")},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "system": platform.system()},
         "wall_seconds": {"total": round(total, 1), "stack_start": round(stack_start, 1),
                          "cells": round(cells_time, 1)},

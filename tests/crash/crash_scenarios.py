@@ -100,7 +100,9 @@ class Cell:
 
     @property
     def conn_id(self) -> str:
-        return f"{'aws' if self.scenario.vendor in AWS_SERVICES else 'dbx'}_{self.key}"
+        vendor = self.scenario.vendor
+        prefix = "aws" if vendor in AWS_SERVICES else "sf" if vendor == "snowflake" else "dbx"
+        return f"{prefix}_{self.key}"
 
     def dag_spec(self) -> dict[str, Any]:
         return {
@@ -955,6 +957,10 @@ AWS_SCENARIOS: list[Scenario] = [
 ]
 SCENARIOS.update({s.name: s for s in AWS_SCENARIOS})
 
+from crash_snowflake import SNOWFLAKE_SCENARIOS, SnowflakeCellRun  # noqa: E402 - builds on CellRun above
+
+SCENARIOS.update({s.name: s for s in SNOWFLAKE_SCENARIOS})
+
 
 def all_cells() -> list[Cell]:
     return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS
@@ -962,7 +968,9 @@ def all_cells() -> list[Cell]:
 
 
 def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
-    run = (AwsCellRun if cell.scenario.vendor in AWS_SERVICES else CellRun)(stack, emulator, cell)
+    vendor = cell.scenario.vendor
+    kind = AwsCellRun if vendor in AWS_SERVICES else SnowflakeCellRun if vendor == "snowflake" else CellRun
+    run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:
         cell.scenario.drivers[cell.mode](run)

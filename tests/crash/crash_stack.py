@@ -452,7 +452,13 @@ class AirflowStack:
         return resp.json() if resp.content else None
 
     def dag_ids(self) -> set[str]:
-        return {d["dag_id"] for d in self.get("/dags", limit=1000)["dags"]}
+        """Every DAG id, page by page: the API caps a page at ``[api] maximum_page_limit`` (100)."""
+        ids: set[str] = set()
+        while True:
+            page = self.get("/dags", limit=100, offset=len(ids))
+            ids |= {d["dag_id"] for d in page["dags"]}
+            if not page["dags"] or len(ids) >= int(page.get("total_entries", 0)):
+                return ids
 
     def trigger(self, dag_id: str, run_id: str) -> None:
         self.call("POST", f"/dags/{dag_id}/dagRuns", {"dag_run_id": run_id, "logical_date": None})

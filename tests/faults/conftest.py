@@ -27,7 +27,7 @@ from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 
 PATHS = ("sync", "deferrable")
 #: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
-VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena")
+VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api")
 CONCURRENCY = 16
 
 
@@ -42,7 +42,7 @@ def cells() -> list[tuple[str, str, str, str]]:
 
 
 def _targets(ids: list[tuple[str, str, str, str]]):
-    from targets import AwsTarget, DatabricksTarget
+    from targets import AwsTarget, DatabricksTarget, SnowflakeTarget
 
     from durable_jobs.emulators.databricks import DatabricksEmulator
 
@@ -53,6 +53,11 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             emulator = DatabricksEmulator().start()
             stop.append(emulator.stop)
             made[cell] = DatabricksTarget(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
+            continue
+        if vendor == "snowflake_sql_api":
+            target = SnowflakeTarget(cell)
+            stop.append(target.stop)
+            made[cell] = target
             continue
         if aws_env is None:
             from durable_jobs.emulators.aws_env import AwsTestEnv
@@ -95,7 +100,8 @@ def fault_matrix(request: pytest.FixtureRequest) -> dict:
     data = {
         "generated": datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
         "versions": {d: version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
-                                             "apache-airflow-providers-amazon", "moto")},
+                                             "apache-airflow-providers-amazon", "apache-airflow-providers-snowflake",
+                                             "moto")},
         "budgets": {"poll_error_budget": ERROR_BUDGET, "unknown_state_budget": UNKNOWN_STATE_BUDGET},
         "cases": [c.__dict__ for c in CASES], "cells": list(outcomes.values()),
     }

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.emulators.snowflake import SnowflakeEmulator
 from durable_jobs.hooks.base import JobClient
 from durable_jobs.operators.checkpoint import new_nonce
 
@@ -247,3 +248,90 @@ class AwsTarget:
             self.proxy.fault(self.status_op, mode="rewrite", rewrite=_vanished, count=-1)
         else:
             self.proxy.fault(self.status_op, count=-1, **self.MISSING[self.service])
+
+
+# ---------------------------------------------------------------------------------------------- Snowflake
+class SnowflakeTarget:
+    """The SQL API emulator, one per cell, under an account of the cell's own (routes are per account).
+
+    The SQL API's state is the HTTP code of the status reply: an unknown state is a code the API does not
+    document (203); a job that vanished is one the emulator forgot (404). The hook's own retries of a
+    status call (429, 503, 504, resets) are made fast through ``snowflake_api_retry_args`` on the
+    synchronous path; the trigger rebuilds the hook with the official defaults, as it would in Airflow."""
+
+    service = "snowflake_sql_api"
+    status_route = "statements/status"
+    submit_route = "statements"
+    SQL = "INSERT INTO faults SELECT 1"
+
+    def __init__(self, cell: str):
+        self.cell = cell
+        self.conn_id = f"sf_{cell.replace('-', '_')}"
+        self.emu = SnowflakeEmulator(account=f"faults-{cell}").start()
+        self._route = self.emu.routed()
+        self._route.__enter__()
+
+    def stop(self) -> None:
+        self._route.__exit__(None, None, None)
+        self.emu.stop()
+
+    def conn_env(self) -> dict[str, str]:
+        return self.emu.airflow_conn_env(self.conn_id)
+
+    def reset(self) -> None:
+        self.emu.reset()
+        self.emu.configure(run_seconds=2.0)
+
+    # ------------------------------------------------------------------ our code, pointed here
+    def operator(self, **kwargs: Any):
+        from tenacity import stop_after_attempt, wait_fixed
+
+        from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
+
+        return SnowflakeSqlApiOperator(
+            task_id="faults", sql=self.SQL, statement_count=1, snowflake_conn_id=self.conn_id, poll_interval=0.2,
+            snowflake_api_retry_args={"stop": stop_after_attempt(2), "wait": wait_fixed(0.05)},
+            hook_params={"http_request_kwargs": {"timeout": TIMEOUT}}, **kwargs,
+        )
+
+    def request(self, op) -> dict[str, Any]:
+        return {"sql": self.SQL, "statement_count": 1}
+
+    def start(self, client: JobClient) -> Any:
+        return client.submit(self.request(None), client.format_key(new_nonce()))
+
+    def jobs_created(self) -> int:
+        return int(self.emu.ledger()["executions"])
+
+    # ------------------------------------------------------------------ faults
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        get, submit = self.status_route, self.submit_route
+        unknown = {"__status__": 203, "message": "Statement is hibernating."}
+        rules = {
+            "throttled-retry-after": dict(path=get, status=429, count=2, retry_after=1),
+            "throttled": dict(path=get, status=429, count=3, retry_after=None),
+            "server-error": dict(path=get, status=503, count=-1, seconds=seconds),
+            "reset": dict(path=get, mode="reset", count=3),
+            "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
+            "not-json": dict(path=get, mode="garbage", count=2),
+            "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds, patch=unknown),
+            "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1, patch=unknown),
+            "outage": dict(path=get, status=503, count=-1),
+            "auth": dict(path=get, status=403, count=-1),
+            "submit-throttled": dict(path=submit, status=429, count=2, retry_after=1),
+            "submit-lost-reply": dict(path=submit, status=500, mode="lose_reply", count=2),
+            "submit-reset": dict(path=submit, mode="reset", count=1),
+            "submit-timeout": dict(path=submit, mode="slow", delay=SLOW, count=1),
+            "submit-not-json": dict(path=submit, mode="garbage", count=1),
+            "submit-auth": dict(path=submit, status=403, count=-1),
+        }
+        if case == "deleted":
+            return
+        rule = dict(rules[case])
+        path = rule.pop("path")
+        status = rule.pop("status", 500)
+        self.emu.add_fault(path, status, **rule)
+
+    def delete(self, job_id: Any) -> None:
+        for handle in job_id:
+            self.emu.forget(handle)

@@ -1,7 +1,9 @@
-"""Drop-in parity with the official operators (databricks 7.23, amazon 9.39): same surface, XComs, link.
+"""Drop-in parity with the official operators (databricks 7.23, amazon 9.39, snowflake 6.20): same surface,
+XComs, link.
 
 The only differences allowed are the two documented keyword arguments durable-jobs adds
-(``cancel_on_kill``, ``fresh_on_clear``), ``durable`` where the official operator is not resumable, and
+(``cancel_on_kill``, ``fresh_on_clear``) where the official operator lacks them, ``durable`` where it is not
+resumable, and
 one XCom: a copy of the checkpoint record under its own key (``<external_id_key>_durable``), which the
 failure callback reads when Airflow fails a killed task for good (durable_jobs/orphans.py).
 """
@@ -14,9 +16,11 @@ import re
 import pytest
 from airflow.providers.amazon.aws.operators import athena as official_athena
 from airflow.providers.databricks.operators import databricks as official
+from airflow.providers.snowflake.operators import snowflake as official_snowflake
 
 from durable_jobs.operators import aws as durable_aws
 from durable_jobs.operators import databricks as durable
+from durable_jobs.operators import snowflake as durable_snowflake
 
 from . import driver
 
@@ -24,6 +28,8 @@ PAIRS = [
     (durable.DatabricksSubmitRunOperator, official.DatabricksSubmitRunOperator),
     (durable.DatabricksRunNowOperator, official.DatabricksRunNowOperator),
     (durable_aws.AthenaOperator, official_athena.AthenaOperator),
+    (durable_snowflake.SnowflakeSqlApiOperator, official_snowflake.SnowflakeSqlApiOperator),
+    (durable_snowflake.SnowflakeNotebookOperator, official_snowflake.SnowflakeNotebookOperator),
 ]
 OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 
@@ -32,8 +38,9 @@ OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 def test_constructor_signature_is_the_official_one_plus_our_two_arguments(ours, theirs):
     mine = inspect.signature(ours.__init__).parameters
     official_params = inspect.signature(theirs.__init__).parameters
-    # `durable` too where the official operator lacks it (it is not resumable upstream: Athena)
-    assert set(mine) - set(official_params) == OUR_EXTRA_ARGS | ({"durable"} - set(official_params))
+    # `durable` too where the official operator lacks it (it is not resumable upstream: Athena); the official
+    # Snowflake operator has its own boolean `cancel_on_kill` (ours maps True -> "user", False -> "never")
+    assert set(mine) - set(official_params) == (OUR_EXTRA_ARGS | {"durable"}) - set(official_params)
     for name, param in official_params.items():
         assert mine[name].kind == param.kind and mine[name].default == param.default, name
 
@@ -135,3 +142,41 @@ def test_athena_same_xcoms_return_value_and_link_url_as_the_official_operator(aw
     queries = aws.athena_queries()
     assert len(queries) == 2 and queries[0]["QueryExecutionContext"] == queries[1]["QueryExecutionContext"]
     assert queries[0]["Query"] == queries[1]["Query"]
+
+
+def _handles(value, handles):
+    if isinstance(value, list):
+        return [_handles(v, handles) for v in value]
+    return f"<handle {handles.index(value)}>" if value in handles else value
+
+
+@pytest.mark.parametrize("mode", [{}, {"deferrable": True}], ids=str)
+def test_snowflake_same_xcoms_and_return_value_as_the_official_operators(snowflake_emulator, mode):
+    dags = driver.load("parity_dags")
+    results = {}
+    for flavour in ("official", "durable"):
+        dr = driver.run(dags.SNOWFLAKE_DAGS[(flavour, str(sorted(mode.items())))])
+        outcome = {}
+        for task_id in ("run", "notebook"):
+            assert driver.task_result(dr, task_id).state == "success"
+            pushed = _task_outcome(dr, task_id)
+            outcome[task_id] = {k: _handles(v, pushed["query_ids"]) for k, v in pushed.items()}
+        results[flavour] = outcome
+    assert results["durable"] == results["official"]
+    assert results["official"]["run"] == {"query_ids": ["<handle 0>"]}  # no return_value: both return None
+    statements = sorted(s["statement"] for s in snowflake_emulator.ledger()["submits"])
+    assert len(statements) == 4 and statements[0] == statements[1] and statements[2] == statements[3]
+
+
+def _task_outcome(dr, task_id):
+    from airflow import settings
+    from airflow.models.xcom import XComModel
+
+    with settings.Session() as session:
+        rows = session.query(XComModel).filter_by(dag_id=dr.dag_id, run_id=dr.run_id, task_id=task_id).all()
+        pushed = {r.key: XComModel.deserialize_value(r) for r in rows}
+    records = [k for k in pushed if k.endswith("_durable")]
+    assert len(records) == (0 if "official" in dr.dag_id else 1), pushed
+    for key in records:
+        pushed.pop(key)
+    return pushed

@@ -29,12 +29,14 @@ CATEGORIES = (DELIBERATE, INTERNAL, NOT_APPLICABLE)
 #: Where the differences are documented (repository paths with GitHub-style anchors).
 README_DIFFERENCES = "README.md#how-it-works"
 AWS_DIFFERENCES = "docs/aws.md#differences-from-the-official-operators"
+SNOWFLAKE_DIFFERENCES = "docs/snowflake.md#differences-from-the-official-operators"
 
 _DBX = "unit/databricks/operators/test_databricks.py"
 _BATCH = "unit/amazon/aws/operators/test_batch.py"
 _GLUE = "unit/amazon/aws/operators/test_glue.py"
 _EMR = "unit/amazon/aws/operators/test_emr_serverless.py"
 _ATHENA = "unit/amazon/aws/operators/test_athena.py"
+_SNOWFLAKE = "unit/snowflake/operators/test_snowflake.py"
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ KILL_NOT_BY_USER = Entry(
     "cancels the job only when Airflow says a user stopped this task instance (`cancel_on_kill=\"user\"`); "
     "the official operator cancels on any kill, an eviction or a deploy included. Glue's "
     "`stop_job_run_on_kill` is superseded by `cancel_on_kill`.",
-    match=r"Expected '(cancel_run|terminate_job|batch_stop_job_run)' to be called once\. Called 0 times",
+    match=r"Expected '(cancel_run|terminate_job|batch_stop_job_run|cancel_queries)' to be called once\. Called 0 times",
     link=README_DIFFERENCES,
 )
 UNREADABLE_STORE = Entry(
@@ -216,6 +218,34 @@ MAGICMOCK_CONTEXT_SWALLOWED = Entry(
     match=r"Expected 'submit_job' to be called once\. Called 0 times",
     link=README_DIFFERENCES,
 )
+
+SNOWFLAKE_TRIGGER = Entry(
+    DELIBERATE,
+    "The test asserts the official `SnowflakeSqlApiTrigger`. Ours defers to its own `JobTrigger` (the fault "
+    "policy, a cancel on a user's kill from the triggerer, the record's client), after the checkpoint the "
+    "official deferrable path does not write; the official trigger's event is still taken when a task "
+    "deferred by the official operator resumes with ours.",
+    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*SnowflakeSqlApiTrigger",
+    link=SNOWFLAKE_DIFFERENCES,
+)
+SNOWFLAKE_DEFERRABLE_CHECKPOINT = Entry(
+    DELIBERATE,
+    "The test asserts that the deferrable path never touches `task_state_store` (upstream checkpoints the "
+    "synchronous path only). Checkpointing the deferrable path before `defer()` is what durable-jobs adds: "
+    "ours reads its record first, and the test's `MagicMock` store answers a MagicMock, which ours refuses as "
+    "a record it cannot trust.",
+    match=r"task_state_store key 'snowflake_query_ids_durable' holds \"<MagicMock",
+    link=SNOWFLAKE_DIFFERENCES,
+)
+SNOWFLAKE_STORE_KEYS = Entry(
+    DELIBERATE,
+    "The test asserts one `task_state_store.set('snowflake_query_ids', handles)`. Ours writes that bare list "
+    "as upstream does and its record under `snowflake_query_ids_durable` beside it (the intent before the "
+    "POST, then the handles, then the outcome), all with `retention=NEVER_EXPIRE`.",
+    match=r"Expected 'set' to be called once\. Called \d+ times\.\s+Calls: \[call\('snowflake_query_ids_durable'",
+    link=README_DIFFERENCES,
+)
+
 
 REASONS: tuple[Reason, ...] = (
     Reason(MAGICMOCK_CONTEXT_SWALLOWED, _ids(_BATCH, "TestBatchOperator::test_execute_with_failures")),
@@ -464,6 +494,35 @@ REASONS: tuple[Reason, ...] = (
         *_ids(
             _ATHENA,
             "TestAthenaOperator::test_is_deferred",
+        ),
+    )),
+    Reason(SNOWFLAKE_TRIGGER, (
+        *_ids(
+            _SNOWFLAKE,
+            "TestSnowflakeNotebookOperator::test_execute_deferred",
+            "TestSnowflakeSqlApiOperator::test_snowflake_sql_api_execute_operator_async[multi]",
+            "TestSnowflakeSqlApiOperator::test_snowflake_sql_api_execute_operator_async[single]",
+        ),
+    )),
+    Reason(KILL_NOT_BY_USER, (
+        *_ids(
+            _SNOWFLAKE,
+            "TestSnowflakeNotebookOperator::test_on_kill_with_queries",
+            "TestSnowflakeSqlApiOperator::test_snowflake_sql_api_on_kill_cancels_queries",
+        ),
+    )),
+    Reason(SNOWFLAKE_DEFERRABLE_CHECKPOINT, (
+        *_ids(
+            _SNOWFLAKE,
+            "TestSnowflakeSqlApiOperatorDurable::test_deferrable_unaffected_by_durable",
+        ),
+    )),
+    Reason(SNOWFLAKE_STORE_KEYS, (
+        *_ids(
+            _SNOWFLAKE,
+            "TestSnowflakeSqlApiOperatorDurable::test_persists_query_ids_to_task_state_store_on_fresh_submit",
+            "TestSnowflakeSqlApiOperatorDurable::test_resubmits_when_stored_query_in_terminal_error",
+            "TestSnowflakeSqlApiOperatorDurable::test_resubmits_when_stored_query_not_found",
         ),
     )),
 )

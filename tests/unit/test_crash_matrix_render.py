@@ -95,7 +95,8 @@ def test_committed_cells_of_ours_all_passed():
 
 
 def test_units_are_pluralised_as_words():
-    assert [crash_matrix.plural(w) for w in ("run", "job", "query", "day")] == ["runs", "jobs", "queries", "days"]
+    assert [crash_matrix.plural(w) for w in ("run", "job", "query", "day", "statement batch")] == [
+        "runs", "jobs", "queries", "days", "statement batches"]
     data = _data()
     data["scenarios"]["ATHENA-W2"] = {"title": "Athena after accept", "vendor": "athena"}
     data["cells"].append({**data["cells"][1], "scenario": "ATHENA-W2"})

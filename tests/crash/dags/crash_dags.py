@@ -101,6 +101,22 @@ def _aws_task(cell: dict) -> None:
        max_retries=600, **common)
 
 
+def _snowflake_task(cell: dict) -> None:
+    """The cell's SQL API task, ours or the official one, on its own connection (its own emulator)."""
+    from airflow.providers.snowflake.operators import snowflake as official_snowflake
+
+    from durable_jobs.operators import snowflake as ours_snowflake
+
+    ours = cell["operator"] == "ours"
+    op = ours_snowflake.SnowflakeSqlApiOperator if ours else official_snowflake.SnowflakeSqlApiOperator
+    kwargs = dict(task_id="submit", snowflake_conn_id=cell["conn_id"], statement_count=1, poll_interval=1,
+                  sql=f"INSERT INTO crash_cells SELECT '{cell['dag_id']}'", deferrable=cell["mode"] == "deferrable",
+                  **_task_args(cell))
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
 def _task_args(cell: dict) -> dict:
     """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
     args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
@@ -116,6 +132,10 @@ for cell in _cells():
     ) as dag:
         if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena"):  # tests/crash/crash_aws.py SERVICES
             _aws_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py
+            _snowflake_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
         op = OPERATORS[(cell["operator"], bool(cell.get("reads_output")))]

@@ -1,14 +1,17 @@
-"""The same task with the official operator and with ours, in each mode (parity test): Databricks, Athena."""
+"""The same task with the official operator and with ours, in each mode (parity test): Databricks, Athena,
+Snowflake."""
 
 from __future__ import annotations
 
 import pendulum
 from airflow.providers.amazon.aws.operators import athena as official_athena
 from airflow.providers.databricks.operators import databricks as official
+from airflow.providers.snowflake.operators import snowflake as official_snowflake
 from airflow.sdk import DAG
 
 from durable_jobs.operators import aws as durable_aws
 from durable_jobs.operators import databricks as durable
+from durable_jobs.operators import snowflake as durable_snowflake
 
 MODES = [{}, {"deferrable": True}, {"wait_for_termination": False}]
 DAGS = {}
@@ -35,4 +38,22 @@ for flavour, module in (("official", official_athena), ("durable", durable_aws))
                 output_location="s3://durable-athena-results/parity/", sleep_time=0.2, **mode,
             )
         ATHENA_DAGS[(flavour, str(sorted(mode.items())))] = dag
+        globals()[dag_id] = dag
+
+# Snowflake: the same statement batch (and notebook) with the official operators and ours (SQL API emulator).
+SNOWFLAKE_MODES = [{}, {"deferrable": True}]
+SNOWFLAKE_DAGS = {}
+for flavour, module in (("official", official_snowflake), ("durable", durable_snowflake)):
+    for number, mode in enumerate(SNOWFLAKE_MODES):
+        dag_id = f"parity_snowflake_{flavour}_{number}"
+        with DAG(dag_id, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False) as dag:
+            module.SnowflakeSqlApiOperator(
+                task_id="run", sql="DELETE FROM t WHERE day = '{{ ds }}'; INSERT INTO t VALUES ('{{ ds }}')",
+                statement_count=2, poll_interval=0.2, **mode,
+            )
+            module.SnowflakeNotebookOperator(
+                task_id="notebook", notebook="DB.PUBLIC.NB", notebook_parameters=["{{ ds }}"], poll_interval=0.2,
+                **mode,
+            )
+        SNOWFLAKE_DAGS[(flavour, str(sorted(mode.items())))] = dag
         globals()[dag_id] = dag

@@ -145,3 +145,13 @@ def create_task_instance_of_operator(
     yield create
     if created:
         _clear_dags_runs_bundles()
+
+
+@pytest.fixture
+def create_connection_without_db(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``create(connection)``: the connection, as an ``AIRFLOW_CONN_<ID>`` variable for this test (no DB row)."""
+
+    def create(connection: Any, session: Any = None) -> None:
+        monkeypatch.setenv(f"AIRFLOW_CONN_{connection.conn_id.upper()}", connection.as_json())
+
+    return create
