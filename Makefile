@@ -83,7 +83,7 @@ constraints:
 # `make compat` builds and runs the versions side by side (COMPAT_JOBS at a time, each version's
 # output printed in one piece when it ends); `make compat-3.2` runs one.
 COMPAT_VERSIONS ?= 3.2 2.11
-COMPAT_EXTRAS ?= databricks,amazon
+COMPAT_EXTRAS ?= databricks,amazon,snowflake
 COMPAT_TOOLS ?= pytest jsonschema moto[server,batch,glue,emrserverless,athena]
 COMPAT_AIRFLOW_3.2 := 3.2.2
 COMPAT_CUTOFF_3.2 := 2026-06-03

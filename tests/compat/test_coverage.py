@@ -34,14 +34,15 @@ def _operator_modules() -> tuple[list[type], list[str]]:
 
 def _compat_dag_modules() -> list:
     """compat_dags, plus each vendor's compat DAG module whose provider is installed here."""
+    import importlib
+
     modules = [compat_dags]
-    try:
-        import compat_aws_dags
-    except ModuleNotFoundError as err:
-        if not (err.name or "").startswith("airflow.providers."):
-            raise
-    else:
-        modules.append(compat_aws_dags)
+    for name in ("compat_aws_dags", "compat_snowflake_dags"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as err:
+            if not (err.name or "").startswith("airflow.providers."):
+                raise
     return modules
 
 
