@@ -79,7 +79,8 @@ constraints:
 # Compatibility job: the package on Airflow 3.2 and 2.11 with the provider versions pinned for 3.3,
 # each in .venv-compat/<short>/ built from constraints/constraints-<short>-py3.11.txt without pip's
 # cache, then the subset in tests/compat run through Airflow itself (dag.test) by that venv's python:
-# the Databricks operators against the emulator, the AWS ones against moto behind the fault proxy.
+# the Databricks and Snowflake operators against their emulators, the AWS ones against moto behind the
+# fault proxy.
 # `make compat` builds and runs the versions side by side (COMPAT_JOBS at a time, each version's
 # output printed in one piece when it ends); `make compat-3.2` runs one.
 COMPAT_VERSIONS ?= 3.2 2.11
