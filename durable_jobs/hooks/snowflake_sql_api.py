@@ -241,8 +241,13 @@ class SnowflakeSqlApiJobClient(JobClient):
         return None
 
     def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
-        """What the official ``execute_complete`` reads: ``statement_query_ids`` (and ``message``)."""
-        return {"statement_query_ids": _handles(job_id)}
+        """What the official ``execute_complete`` reads: ``statement_query_ids``, and ``status: "error"`` (with
+        the event's ``message``) for a batch that did not succeed: it raises only on that word, so a task
+        deferred by ours that resumes with the official operator after a switch fails as it should."""
+        fields: dict[str, Any] = {"statement_query_ids": _handles(job_id)}
+        if status.phase is not JobPhase.SUCCEEDED:
+            fields["status"] = "error"
+        return fields
 
 
 def keyed_hook_class() -> type:

@@ -505,22 +505,22 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         if isinstance(event, dict) and "client" not in event:
             return self._resume_official_event(context, event)
-        if not isinstance(event, dict) or event.get("status") not in (
-            EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR, EVENT_POLL_LIMIT
-        ):
+        # ``durable_status`` since 0.1.0 (``status`` may be the official trigger's word); older events: ``status``
+        kind = event.get("durable_status", event.get("status")) if isinstance(event, dict) else None
+        if not isinstance(event, dict) or kind not in (EVENT_SUCCESS, EVENT_FAILED, EVENT_ERROR, EVENT_POLL_LIMIT):
             raise DurableJobError(f"{self.task_id}: unexpected trigger event {cap(event, 500)}")
         self._durable_ti = _ti_of(context)
         job_id = event.get("job_id")
         if job_id is None:
             raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
         self._job_id = job_id
-        if event["status"] in (EVENT_ERROR, EVENT_POLL_LIMIT) and no_retry_left(self._durable_ti):
+        if kind in (EVENT_ERROR, EVENT_POLL_LIMIT) and no_retry_left(self._durable_ti):
             store = self._store(context)
             self._cancel_orphan(job_id, store, self._read(store) if store is not None else None,
                                 "the last try failed while the job may still run")
-        if event["status"] == EVENT_ERROR:
+        if kind == EVENT_ERROR:
             raise ending.error_from_event(event, self.job_client, job_id)
-        if event["status"] == EVENT_POLL_LIMIT:
+        if kind == EVENT_POLL_LIMIT:
             self.on_poll_limit(job_id)  # the official bound on the wait, on the deferrable path too
             raise DurableJobError(f"{self.task_id}: on_poll_limit returned instead of raising")
         self.restore_from_echo(dict(event.get("echo") or {}))

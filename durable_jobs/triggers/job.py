@@ -89,7 +89,10 @@ class JobTrigger(BaseTrigger):
         return self._client
 
     def _event(self, kind: str, **extra: Any) -> TriggerEvent:
-        payload = {"status": kind, "job_id": self.job_id, "client": self.client_classpath, "echo": self.echo, **extra}
+        # ``status`` is what the official ``execute_complete`` reads (a client's official fields may set
+        # it to the official trigger's word, e.g. Snowflake's "error"); ``durable_status`` is ours.
+        payload = {"status": kind, "job_id": self.job_id, "client": self.client_classpath, "echo": self.echo,
+                   **extra, "durable_status": kind}
         return TriggerEvent(payload)
 
     async def run(self) -> AsyncIterator[TriggerEvent]:

@@ -403,3 +403,30 @@ def test_a_task_deferred_by_ours_resumes_with_the_official_operator(sf):
     assert official.execute_complete({}, event) is None
     assert official.query_ids == handles
     assert sf.ledger()["calls"]["statements/status"] == gets + 1  # its check_query_output read the result
+
+
+def test_the_official_operator_reads_our_failed_event_as_a_failure(sf):
+    """Switched back while our trigger waits on a batch that then fails: the official ``execute_complete``
+    raises only on ``status: "error"``, which our event carries for it (ours reads ``durable_status``)."""
+    from airflow.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator as Official
+
+    from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
+    from durable_jobs.triggers.job import EVENT_FAILED, JobTrigger
+
+    ours = SnowflakeSqlApiOperator(task_id="run", sql="SELECT fail", statement_count=1, deferrable=True)
+    client = ours.job_client
+    handles = client.submit({"sql": "SELECT fail", "statement_count": 1}, str(uuid.uuid4()))
+    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=handles,
+                         poll_interval=0.1, jitter=0.0)
+
+    async def first():
+        async for event in trigger.run():
+            return dict(event.payload)
+
+    event = asyncio.run(first())
+    assert (event["status"], event["durable_status"]) == ("error", EVENT_FAILED)
+    official = Official(task_id="run", sql="SELECT fail", statement_count=1, deferrable=True)
+    with pytest.raises(RuntimeError, match="^error: .*statement failed"):
+        official.execute_complete({}, event)
+    with pytest.raises(RuntimeError, match="statement failed"):  # and ours still reads it as failed
+        ours.execute_complete({"ti": None}, event)
