@@ -11,7 +11,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 from urllib.parse import parse_qsl, urlsplit
 
 log = logging.getLogger(__name__)
@@ -194,3 +194,56 @@ class ServerThread:
         self.server.shutdown()
         self.server.server_close()
         self._thread.join(timeout=5)
+
+
+class LoopbackEmulator:
+    """The lifecycle every emulator shares: serve ``self`` (an :class:`App`) on ``host:port`` (port 0 picks a
+    free one) from a background thread, abandon held requests on ``stop``; a context manager."""
+
+    app: Any  # the vendor app; its ``holds`` are cleared on stop
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self._requested_port = port
+        self._server: ServerThread | None = None
+
+    def handle(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    def on_started(self) -> None:
+        """Called once the socket is bound (the URL is known)."""
+
+    def start(self) -> Self:
+        if self._server is None:
+            self._server = ServerThread(self.host, self._requested_port, self)
+            self._server.start()
+            self.on_started()
+        return self
+
+    def stop(self) -> None:
+        """Abandon held requests, stop serving and close the socket. Safe to call twice."""
+        server, self._server = self._server, None
+        if server is not None:
+            self.app.holds.clear(keep_history=True)  # nothing new can park once disarmed
+            server.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError(f"{type(self).__name__} is not started")
+        return self._server.address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def server_errors(self) -> list[str]:
+        """Unexpected exceptions inside the emulator (a test can assert this stays empty)."""
+        return list(self._server.server.errors) if self._server else []

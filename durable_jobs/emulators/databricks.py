@@ -22,21 +22,19 @@ import re
 from typing import Any, Callable
 
 from durable_jobs.emulators._databricks_api import DEFAULT_CONFIG, DatabricksApp
-from durable_jobs.emulators._http import ApiError, Request, Response, ServerThread
+from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
 
 API_PATH = re.compile(r"^/api/(2\.[12])/(.+?)/*$")
 CONTROL_PREFIX = "/_emulator/"
 
 
-class DatabricksEmulator:
+class DatabricksEmulator(LoopbackEmulator):
     """Jobs API fake on ``host:port`` (port 0 picks a free one). Start it, point a connection at it."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, token: str = "emulator-token"):
-        self.host = host
-        self._requested_port = port
+        super().__init__(host, port)
         self.token = token
         self.app = DatabricksApp(token)
-        self._server: ServerThread | None = None
         self._control: dict[tuple[str, str], Callable[[dict[str, Any]], Any]] = {
             ("GET", "ledger"): lambda body: self.ledger(),
             ("POST", "reset"): self._post_reset,
@@ -55,41 +53,9 @@ class DatabricksEmulator:
             ("POST", "jobs"): lambda body: {"job_id": self.seed_job(**body)},
         }
 
-    # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> DatabricksEmulator:
-        if self._server is None:
-            self._server = ServerThread(self.host, self._requested_port, self)
-            self._server.start()
-            self.app.url = self.url
-        return self
-
-    def stop(self) -> None:
-        """Abandon held requests, stop serving and close the socket. Safe to call twice."""
-        server, self._server = self._server, None
-        if server is not None:
-            self.app.holds.clear(keep_history=True)  # nothing new can park once disarmed
-            server.stop()
-
-    def __enter__(self) -> DatabricksEmulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("DatabricksEmulator is not started")
-        return self._server.address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def server_errors(self) -> list[str]:
-        """Unexpected exceptions inside the emulator (a test can assert this stays empty)."""
-        return list(self._server.server.errors) if self._server else []
+    # -- lifecycle (LoopbackEmulator) --------------------------------------------------------
+    def on_started(self) -> None:
+        self.app.url = self.url
 
     # -- Airflow connection ------------------------------------------------------------------
     def connection_dict(self) -> dict[str, Any]:

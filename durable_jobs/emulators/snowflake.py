@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from durable_jobs.emulators._http import ApiError, Request, Response, ServerThread
+from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
 from durable_jobs.emulators._snowflake_api import DEFAULT_CONFIG, SnowflakeApp
 
 API_PATH = re.compile(r"^(?:/[^/]+)?/api/v2/statements(?:/(?P<handle>[^/]+?)(?P<cancel>/cancel)?)?/*$")
@@ -43,51 +43,15 @@ ACCOUNT = "emulator"
 ROUTE_ENV = "DURABLE_JOBS_SNOWFLAKE_EMULATOR_URL"
 
 
-class SnowflakeEmulator:
+class SnowflakeEmulator(LoopbackEmulator):
     """SQL API fake on ``host:port`` (port 0 picks a free one)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, token: str = "emulator-token",
                  account: str = ACCOUNT):
-        self.host = host
+        super().__init__(host, port)
         self.account = account
-        self._requested_port = port
         self.token = token
         self.app = SnowflakeApp({"PROGRAMMATIC_ACCESS_TOKEN": token, "OAUTH": f"oauth-{token}"})
-        self._server: ServerThread | None = None
-
-    # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> SnowflakeEmulator:
-        if self._server is None:
-            self._server = ServerThread(self.host, self._requested_port, self)
-            self._server.start()
-        return self
-
-    def stop(self) -> None:
-        """Abandon held requests, stop serving and close the socket. Safe to call twice."""
-        server, self._server = self._server, None
-        if server is not None:
-            self.app.holds.clear(keep_history=True)
-            server.stop()
-
-    def __enter__(self) -> SnowflakeEmulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("SnowflakeEmulator is not started")
-        return self._server.address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def server_errors(self) -> list[str]:
-        return list(self._server.server.errors) if self._server else []
 
     # -- routing and the Airflow connection ----------------------------------------------------
     @contextlib.contextmanager

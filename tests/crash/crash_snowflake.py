@@ -14,7 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crash_scenarios import CellRun, Scenario, StackError, _reassigned  # noqa: F401 - _reassigned for drivers
+from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
+    CellRun,
+    Scenario,
+    StackError,
+    _reassigned,
+    mark_failed_deferred,  # the generic MARK-FAILED drivers: a user's kill needs nothing vendor-specific
+    mark_failed_sync,
+)
 from crash_stack import Emulator  # noqa: F401 - the generic type the lab passes
 
 from durable_jobs.emulators.snowflake import ROUTE_ENV, SnowflakeEmulator
@@ -200,34 +207,6 @@ def sigterm_deferrable(run: SnowflakeCellRun) -> None:
     run.proof(run.describe_store())
     run.evict_worker()
     run.emu.release(abandon=True)
-    run.thaw()
-
-
-def mark_failed_sync(run: SnowflakeCellRun) -> None:
-    run.freeze()
-    run.trigger()
-    run.wait("the handles in the state store", run.stored_id)
-    run.wait_polling()
-    procs = run.task_procs()
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while running")
-    run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
-    run.thaw()
-
-
-def mark_failed_deferred(run: SnowflakeCellRun) -> None:
-    run.freeze()
-    run.trigger()
-    ti = run.wait_deferred_and_polled()
-    home = ti["trigger"]["triggerer_id"]
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while deferred")
-    events = run.wait_trigger_ended(home)
-    if not any("invoking on_kill" in e for e in events):
-        raise StackError("the triggerer ended the trigger without calling on_kill")
-    run.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
     run.thaw()
 
 
