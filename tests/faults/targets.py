@@ -20,6 +20,36 @@ TIMEOUT = 1.0
 SLOW = 2.5
 
 
+def arm_emulator(emu: Any, case: str, get: str, submit: str, *, unknown: dict[str, Any], auth_count: int,
+                 seconds: float) -> None:
+    """Arm ``case`` on one of our HTTP emulators (Databricks, Snowflake: the same fault rules), on its status
+    route ``get`` or its submit route ``submit``; ``unknown`` is the reply patch of a state no table lists."""
+    rules = {
+        "throttled-retry-after": dict(path=get, status=429, count=2, retry_after=1),
+        "throttled": dict(path=get, status=429, count=3, retry_after=None),
+        "server-error": dict(path=get, status=503, count=-1, seconds=seconds),
+        "reset": dict(path=get, mode="reset", count=3),
+        "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
+        "not-json": dict(path=get, mode="garbage", count=2),
+        "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds, patch=unknown),
+        "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1, patch=unknown),
+        "outage": dict(path=get, status=503, count=-1),
+        "auth": dict(path=get, status=403, count=auth_count),
+        "submit-throttled": dict(path=submit, status=429, count=2, retry_after=1),
+        "submit-lost-reply": dict(path=submit, status=500, mode="lose_reply", count=2),
+        "submit-reset": dict(path=submit, mode="reset", count=1),
+        "submit-timeout": dict(path=submit, mode="slow", delay=SLOW, count=1),
+        "submit-not-json": dict(path=submit, mode="garbage", count=1),
+        "submit-auth": dict(path=submit, status=403, count=-1),
+    }
+    if case == "deleted":
+        return  # done by the target's delete() once the job runs
+    rule = dict(rules[case])  # retry_after=None: a 429 without the header
+    path = rule.pop("path")
+    status = rule.pop("status", 500)
+    emu.add_fault(path, status, **rule)
+
+
 class DatabricksTarget:
     """The Databricks emulator, with a connection whose ``timeout_seconds`` extra is short."""
 
@@ -60,33 +90,9 @@ class DatabricksTarget:
     # ------------------------------------------------------------------ faults
     def arm(self, case: str, *, seconds: float = 2.0) -> None:
         """Inject ``case`` (tests/faults/cases.py) on this vendor's status or submit call."""
-        get, submit = self.status_route, self.submit_route
-        rules = {
-            "throttled-retry-after": dict(path=get, status=429, count=2, retry_after=1),
-            "throttled": dict(path=get, status=429, count=3, retry_after=None),
-            "server-error": dict(path=get, status=503, count=-1, seconds=seconds),
-            "reset": dict(path=get, mode="reset", count=3),
-            "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
-            "not-json": dict(path=get, mode="garbage", count=2),
-            "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds,
-                                  patch={"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}),
-            "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1,
-                                           patch={"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}),
-            "outage": dict(path=get, status=503, count=-1),
-            "auth": dict(path=get, status=403, count=1),
-            "submit-throttled": dict(path=submit, status=429, count=2, retry_after=1),
-            "submit-lost-reply": dict(path=submit, status=500, mode="lose_reply", count=2),
-            "submit-reset": dict(path=submit, mode="reset", count=1),
-            "submit-timeout": dict(path=submit, mode="slow", delay=SLOW, count=1),
-            "submit-not-json": dict(path=submit, mode="garbage", count=1),
-            "submit-auth": dict(path=submit, status=403, count=-1),
-        }
-        if case == "deleted":
-            return  # done by delete() once the job runs
-        rule = dict(rules[case])  # retry_after=None: a 429 without the header
-        path = rule.pop("path")
-        status = rule.pop("status", 500)
-        self.emu.add_fault(path, status, **rule)
+        unknown = {"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}
+        arm_emulator(self.emu, case, self.status_route, self.submit_route, unknown=unknown, auth_count=1,
+                     seconds=seconds)
 
     def delete(self, job_id: Any) -> None:
         # runs/delete refuses an active run (Jobs API: "Deletes a non-active run"); what makes a run
@@ -305,32 +311,9 @@ class SnowflakeTarget:
 
     # ------------------------------------------------------------------ faults
     def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        get, submit = self.status_route, self.submit_route
         unknown = {"__status__": 203, "message": "Statement is hibernating."}
-        rules = {
-            "throttled-retry-after": dict(path=get, status=429, count=2, retry_after=1),
-            "throttled": dict(path=get, status=429, count=3, retry_after=None),
-            "server-error": dict(path=get, status=503, count=-1, seconds=seconds),
-            "reset": dict(path=get, mode="reset", count=3),
-            "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
-            "not-json": dict(path=get, mode="garbage", count=2),
-            "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds, patch=unknown),
-            "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1, patch=unknown),
-            "outage": dict(path=get, status=503, count=-1),
-            "auth": dict(path=get, status=403, count=-1),
-            "submit-throttled": dict(path=submit, status=429, count=2, retry_after=1),
-            "submit-lost-reply": dict(path=submit, status=500, mode="lose_reply", count=2),
-            "submit-reset": dict(path=submit, mode="reset", count=1),
-            "submit-timeout": dict(path=submit, mode="slow", delay=SLOW, count=1),
-            "submit-not-json": dict(path=submit, mode="garbage", count=1),
-            "submit-auth": dict(path=submit, status=403, count=-1),
-        }
-        if case == "deleted":
-            return
-        rule = dict(rules[case])
-        path = rule.pop("path")
-        status = rule.pop("status", 500)
-        self.emu.add_fault(path, status, **rule)
+        arm_emulator(self.emu, case, self.status_route, self.submit_route, unknown=unknown, auth_count=-1,
+                     seconds=seconds)
 
     def delete(self, job_id: Any) -> None:
         for handle in job_id:

@@ -351,6 +351,16 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_statements(sf, monkeypatch
 
 
 # ------------------------------------------------------------------ switching the import while deferred
+def first_event(trigger) -> dict:
+    """The first event a trigger fires (run in this thread's own event loop)."""
+
+    async def first():
+        async for event in trigger.run():
+            return dict(event.payload)
+
+    return asyncio.run(first())
+
+
 def test_a_task_deferred_by_the_official_operator_resumes_with_ours(sf):
     from airflow.providers.snowflake.triggers.snowflake_trigger import SnowflakeSqlApiTrigger
 
@@ -364,11 +374,7 @@ def test_a_task_deferred_by_the_official_operator_resumes_with_ours(sf):
                                      token_life_time=SnowflakeSqlApiOperator.LIFETIME,
                                      token_renewal_delta=SnowflakeSqlApiOperator.RENEWAL_DELTA)
 
-    async def first():
-        async for event in trigger.run():
-            return dict(event.payload)
-
-    event = asyncio.run(first())  # the official trigger, polling the emulator through aiohttp
+    event = first_event(trigger)  # the official trigger, polling the emulator through aiohttp
     assert event == {"status": "success", "statement_query_ids": handles}
     op = SnowflakeSqlApiOperator(task_id="run", sql="SELECT 1", statement_count=1, deferrable=True, durable=False)
     ti = FakeTI(**vars(TI), pushed={})
@@ -389,14 +395,8 @@ def test_a_task_deferred_by_ours_resumes_with_the_official_operator(sf):
     ours = SnowflakeSqlApiOperator(task_id="run", sql="SELECT 1", statement_count=1, deferrable=True)
     client = ours.job_client
     handles = client.submit({"sql": "SELECT 1", "statement_count": 1}, str(uuid.uuid4()))
-    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=handles,
-                         poll_interval=0.1, jitter=0.0)
-
-    async def first():
-        async for event in trigger.run():
-            return dict(event.payload)
-
-    event = asyncio.run(first())
+    event = first_event(JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(),
+                                   job_id=handles, poll_interval=0.1, jitter=0.0))
     official = Official(task_id="run", sql="SELECT 1", statement_count=1, deferrable=True)
     gets = sf.ledger()["calls"]["statements/status"]
 
@@ -416,14 +416,8 @@ def test_the_official_operator_reads_our_failed_event_as_a_failure(sf):
     ours = SnowflakeSqlApiOperator(task_id="run", sql="SELECT fail", statement_count=1, deferrable=True)
     client = ours.job_client
     handles = client.submit({"sql": "SELECT fail", "statement_count": 1}, str(uuid.uuid4()))
-    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=handles,
-                         poll_interval=0.1, jitter=0.0)
-
-    async def first():
-        async for event in trigger.run():
-            return dict(event.payload)
-
-    event = asyncio.run(first())
+    event = first_event(JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(),
+                                   job_id=handles, poll_interval=0.1, jitter=0.0))
     assert (event["status"], event["durable_status"]) == ("error", EVENT_FAILED)
     official = Official(task_id="run", sql="SELECT fail", statement_count=1, deferrable=True)
     with pytest.raises(RuntimeError, match="^error: .*statement failed"):
