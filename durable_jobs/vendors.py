@@ -162,6 +162,11 @@ AWS_CONFIG = (
 _AWS = "airflow.providers.amazon.aws.operators"
 _SNOWFLAKE = "airflow.providers.snowflake.operators.snowflake"
 
+_GOOGLE = "airflow.providers.google.cloud.operators"
+#: Google Cloud services, one constant each (filled as each service's durable operators land).
+_GOOGLE_BIGQUERY: tuple[Service, ...] = ()
+_GOOGLE_DATAPROC: tuple[Service, ...] = ()
+
 FAMILIES: tuple[Family, ...] = (
     Family(
         key="databricks", name="Databricks", extra="databricks", provider="apache-airflow-providers-databricks",
@@ -285,13 +290,15 @@ FAMILIES: tuple[Family, ...] = (
             f"{_SNOWFLAKE}.SnowflakeSqlApiOperator", f"{_SNOWFLAKE}.SnowflakeNotebookOperator",
         }),
     ),
-    # ---- known to the lint only, until their durable operators exist ----
     Family(
         key="google", name="Google Cloud", extra="google", provider="apache-airflow-providers-google",
+        docs="docs/google.md", demo="durable_jobs.demo.google:section",
+        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC),
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)
         status_methods=frozenset({"get_job", "get_batch", "get_batch_state", "get_job_status"}),
     ),
+    # ---- known to the lint only, until their durable operators exist ----
     Family(
         key="dbt", name="dbt Cloud", extra="dbt-cloud", provider="apache-airflow-providers-dbt-cloud",
         submit_methods=frozenset({"trigger_job_run"}),
