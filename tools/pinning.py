@@ -331,6 +331,27 @@ def _class_qualname(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str | Non
     return ".".join(reversed(names)) or None
 
 
+def _enclosing_class(node: ast.AST, parents: dict[ast.AST, ast.AST], mod: Any,
+                     aliases: dict[str, str]) -> type | None:
+    """The class ``node`` is defined in directly, or for a class made inside a function (a factory, as
+    ``keyed_hook_class``) its first upstream base, resolved through the module's imports."""
+    parent = parents.get(node)
+    if not isinstance(parent, ast.ClassDef):
+        return None
+    cls: Any = mod
+    for part in (_class_qualname(node, parents) or "").split("."):
+        cls = getattr(cls, part, None)
+    if isinstance(cls, type):
+        return cls
+    for base in parent.bases:
+        if isinstance(base, ast.Name) and base.id in aliases:
+            module, _, name = aliases[base.id].rpartition(".")
+            found = getattr(importlib.import_module(module), name, None)
+            if isinstance(found, type):
+                return found
+    return None
+
+
 def _durable_subclasses(cls: type) -> list[type]:
     seen: list[type] = [cls]
     todo: list[type] = [cls]
@@ -385,6 +406,14 @@ def scan_module(module: str, path: Path | None = None) -> list[PrivateUse]:
     uses: list[PrivateUse] = []
 
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_private(node.name) \
+                and not node.name.startswith("__"):
+            # def _name(...) in one of our classes that overrides an upstream private method: upstream
+            # calls it, so a rename or a new signature upstream silently bypasses ours.
+            owner_cls = _enclosing_class(node, parents, mod, aliases)
+            if owner_cls is not None and (owner := _upstream_owner(owner_cls, node.name)):
+                uses.append(PrivateUse(owner, where(node)))
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and _upstream(node.module):
             uses += [PrivateUse(f"{node.module}.{a.name}", where(node)) for a in node.names if is_private(a.name)]
             continue

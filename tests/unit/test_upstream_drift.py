@@ -90,6 +90,19 @@ class Mine(DatabricksSubmitRunOperator):
         helper = getattr(_official, "_coerce_json_to_dict")
         return _official._merge_json_with_named_parameters(json, {}), helper, self._own
 
+
+def keyed_hook():
+    from airflow.providers.databricks.hooks.databricks import DatabricksHook
+
+    class Keyed(DatabricksHook):                        # made in a factory, as our keyed hooks are
+        def _do_api_call(self, endpoint_info, json=None, wrap_http_errors=True):  # overrides upstream's
+            return None
+
+        def _mine(self):                                # ours: upstream has no such method
+            return None
+
+    return Keyed
+
 '''
 
 
@@ -109,6 +122,7 @@ def test_the_scan_reports_private_upstream_names_and_only_those(probe):
         f"{dbx}.DatabricksSubmitRunOperator._get_merged_json",
         f"{dbx}._coerce_json_to_dict",
         f"{dbx}._merge_json_with_named_parameters",
+        "airflow.providers.databricks.hooks.databricks.DatabricksHook._do_api_call",  # first in the MRO to use it
     }
     # ...and none of them is pinned, so the coverage test would name them
     assert set(pinning.unpinned(pinning.scan_module("dj_pins_probe", probe), PINS)) == found
