@@ -49,7 +49,10 @@ class Module:
 
     @cached_property
     def graph(self) -> DagGraph:
-        return DagGraph(self.tree, self.imports, self.roots, self.is_operator, self.reach)
+        def defaults(node: ast.AST) -> dict[str, ast.expr]:
+            dag = self.dags.owner(node)
+            return dag.default_args if dag is not None else {}
+        return DagGraph(self.tree, self.imports, self.roots, self.is_operator, self.reach, defaults)
 
     # -- classes --------------------------------------------------------------------------
     def base_names(self, cls: ast.ClassDef) -> list[str]:

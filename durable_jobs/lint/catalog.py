@@ -25,17 +25,20 @@ _RULES = [
          "Variables are global: every DAG run, every map index and every other DAG reads and "
          "overwrites the same value; nothing scopes it to a task instance or a retry.",
          "task_state_store"),
-    Rule("DJ021", "xcom-job-id-across-retries", E, 2,
+    Rule("DJ021", "xcom-job-id-across-retries", W, 2,
          "XCom used to carry a job id across retries",
          "XCom is scoped to the DAG run, not the retry: Airflow clears a task's XComs before "
          "each try and every retry gets a new ti_id, so the pull finds nothing and the job is "
-         "submitted again.",
+         "submitted again. A warning, not an error: reading back a value pushed earlier in the "
+         "same try works, and the lint cannot always tell the two apart.",
          "task_state_store or ResumableJobMixin"),
-    Rule("DJ031", "hand-written-resume", E, 3,
+    Rule("DJ031", "hand-written-resume", W, 3,
          "Hand-written reconnect-or-submit logic on a Variable",
          "Re-implements what ResumableJobMixin already provides, without its crash-safety "
          "guarantees: the Variable is shared by every run (a concurrent run reconnects to "
-         "another run's job) and any task can overwrite it.",
+         "another run's job) and any task can overwrite it. A warning: whether the branch really "
+         "resumes a job is read from names (a job-id-like key, a submit/start/wait call in the "
+         "branch), not proven.",
          "ResumableJobMixin"),
     Rule("DJ041", "variable-watermark", W, 4,
          "Watermark or last-processed timestamp kept in a Variable",
@@ -59,16 +62,20 @@ _RULES = [
          "wait_for_termination=True; no Triggerer and a short/medium job: one synchronous task; "
          "genuinely long job: keep the split with a mode=\"reschedule\" sensor",
          needs_33=False),
-    Rule("DJ052", "depends-on-submit", E, 5,
+    Rule("DJ052", "depends-on-submit", W, 5,
          "Downstream task, alert or SLA depends on the submit task instead of the sensor",
          "It fires when the job is accepted, not when it finishes: a job that fails later still "
-         "lets this run (or alerts success). A real bug - fix the dependency, not the "
-         "architecture.",
+         "lets this run (or alerts success). Usually a real bug - fix the dependency, not the "
+         "architecture. A warning, because some downstream tasks are meant to run on acceptance "
+         "(recording the job id, notifying that it started); tasks that feed the sensor and "
+         "tasks with a non-default trigger_rule are not reported.",
          "make it depend on the sensor/poll task", needs_33=False),
-    Rule("DJ061", "deferrable-without-wait", E, 6,
+    Rule("DJ061", "deferrable-without-wait", W, 6,
          "deferrable=True together with wait_for_termination=False",
          "The operator only defers when it also waits for termination: this task neither "
-         "defers nor polls and succeeds on acceptance - the fire-and-forget gap again.",
+         "defers nor polls and succeeds on acceptance - the fire-and-forget gap again. A "
+         "warning: deferrable=True certainly does nothing here, but returning on acceptance may "
+         "be intended (a sensor waits instead, or deferrable comes from default_args).",
          "deferrable=True, wait_for_termination=True", needs_33=False),
     Rule("DJ071", "mixin-execute-bypass", E, 7,
          "ResumableJobMixin operator whose execute() does not call self.execute_resumable(context)",

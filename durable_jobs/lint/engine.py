@@ -7,6 +7,8 @@ providers installed, or talk to a metadata database.
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,21 +48,47 @@ class LintOptions:
         return has_state_store(self.airflow_version)
 
 
+# Syntax newer than the interpreter running the lint can parse: PEP 695 type aliases and
+# generics (3.12), PEP 701 f-strings reusing their own quotes (3.12), PEP 758 except lists (3.14).
+_NEWER_SYNTAX = (
+    (re.compile(r"^\s*type\s+\w+(\[[^\]]*\])?\s*=", re.MULTILINE), "a `type` alias (PEP 695, Python 3.12)"),
+    (re.compile(r"^\s*(?:async\s+)?def\s+\w+\[", re.MULTILINE), "a generic function (PEP 695, Python 3.12)"),
+    (re.compile(r"^\s*class\s+\w+\[", re.MULTILINE), "a generic class (PEP 695, Python 3.12)"),
+    (re.compile(r"""\bf(['"])[^'"\n]*\{[^}\n]*\1"""), "an f-string that reuses its quotes (PEP 701, Python 3.12)"),
+    (re.compile(r"^\s*except\*?\s+\w+(\.\w+)*\s*,\s*\w", re.MULTILINE),
+     "except without parentheses (PEP 758, Python 3.14)"),
+)
+
+
 def _parse(source: str, path: str) -> ast.Module | SyntaxError:
     try:
         return ast.parse(source, filename=path)
     except SyntaxError as exc:
         return exc
+    except ValueError as exc:                   # null bytes in the source
+        return SyntaxError(str(exc))
+
+
+def _parse_message(error: SyntaxError, source: str) -> str:
+    """Say why a file did not parse; syntax this interpreter is too old for is not a bug."""
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for pattern, what in _NEWER_SYNTAX:
+        if pattern.search(source):
+            return (f"could not parse with Python {here}: the file appears to use {what}; nothing "
+                    f"in it was checked - run the lint under the Python version the DAGs run on "
+                    f"({error.msg})")
+    return f"could not parse: {error.msg}; nothing in this file was checked"
 
 
 def lint_source(source: str, path: str = "<string>", options: LintOptions | None = None, *,
                 is_test: bool = False, baseline_source: str | None = None) -> list[Finding]:
     """Lint one file's text. ``baseline_source`` is the previous version of the same file."""
     options = options or LintOptions()
+    source = source.removeprefix("\ufeff")        # a UTF-8 byte-order mark is valid Python
     tree = _parse(source, path)
     ctx = FileContext(path, Module(ast.Module(body=[], type_ignores=[]), ""), options.modern, is_test)
     if isinstance(tree, SyntaxError):
-        ctx.report("DJ000", tree.lineno or 1, f"could not parse: {tree.msg}")
+        ctx.report("DJ000", tree.lineno or 1, _parse_message(tree, source))
         return ctx.findings
     ctx.module = Module(tree, source)
     if baseline_source is not None:
@@ -104,7 +132,7 @@ def lint_paths(paths: Iterable[Path | str], options: LintOptions | None = None) 
     for file, root in targets:
         rel = file.relative_to(root) if root.is_dir() else Path(file.name)
         baseline = options.baseline.source_for(file, root) if options.baseline else None
-        source = file.read_text(encoding="utf-8", errors="replace")
+        source = file.read_text(encoding="utf-8-sig", errors="replace")
         findings.extend(lint_source(source, file.as_posix(), options,
                                     is_test=is_test_path(rel), baseline_source=baseline))
     return sorted(findings, key=lambda f: f.sort_key)

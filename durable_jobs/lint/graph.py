@@ -32,6 +32,31 @@ class TaskNode:
     root: TaskRoot | None           # the task's Python code, if it has any in this file
     config: dict[str, ast.expr]     # operator / decorator keyword arguments
     refs: set[int] = field(default_factory=set)
+    # Settings made after the constructor: ``op.wait_for_completion = False`` (last one wins).
+    assigned: dict[str, ast.expr] = field(default_factory=dict)
+    defaults: dict[str, ast.expr] = field(default_factory=dict)   # the DAG's default_args
+
+    def setting(self, name: str) -> ast.expr | None:
+        """What the task runs with: an attribute set later, the argument, then default_args."""
+        for source in (self.assigned, self.config, self.defaults):
+            if name in source:
+                return source[name]
+        return None
+
+    def settings(self) -> dict[str, ast.expr]:
+        return {**self.defaults, **self.config, **self.assigned}
+
+    def where(self, value: ast.AST) -> str:
+        """How a setting was made, for messages: ``wait_for_completion=False`` and its origin."""
+        for label, source in (("", self.assigned), ("", self.config), ("default_args ", self.defaults)):
+            for name, node in source.items():
+                if node is value:
+                    return f"{label}{name}={ast.unparse(node)}"
+                if isinstance(node, ast.Dict):
+                    for key, item in zip(node.keys, node.values):
+                        if item is value and key is not None:
+                            return f"{label}{name}[{ast.unparse(key)}]={ast.unparse(item)}"
+        return ast.unparse(value)
 
 
 @dataclass(frozen=True)
@@ -45,8 +70,10 @@ class Edge:
 class DagGraph:
     def __init__(self, tree: ast.Module, imports: ImportMap, roots: list[TaskRoot],
                  is_operator: Callable[[str | None], bool],
-                 reach: Callable[[TaskRoot], list[Func]]) -> None:
+                 reach: Callable[[TaskRoot], list[Func]],
+                 defaults: Callable[[ast.AST], dict[str, ast.expr]] | None = None) -> None:
         self._imports = imports
+        self._defaults = defaults or (lambda node: {})
         self._is_operator = is_operator
         self._taskflow = {r.func.name: r for r in roots if r.kind == "taskflow"}
         self._callables = {id(r.operator): r for r in roots if r.operator is not None}
@@ -85,7 +112,10 @@ class DagGraph:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             nodes = self._eval(value, env)
             for target in targets:
-                if isinstance(target, ast.Name):
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    for task in env.get(target.value.id, []):   # op.wait_for_completion = False
+                        task.assigned[target.attr] = value
+                elif isinstance(target, ast.Name):
                     env[target.id] = nodes
                 elif (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
                       and len(target.elts) == len(value.elts)):
@@ -149,7 +179,9 @@ class DagGraph:
         func = call.func
         name = last(self._imports.dotted(func))
         if name == "chain":
-            groups = [self._eval(arg, env) for arg in call.args]
+            # An element the lint cannot see into (a task group call, a helper's result) is
+            # skipped, not a break: order still passes through it.
+            groups = [g for g in (self._eval(arg, env) for arg in call.args) if g]
             for ups, downs in zip(groups, groups[1:]):
                 self._connect(ups, downs, call)
             return []
@@ -161,6 +193,8 @@ class DagGraph:
             ups, downs = (this, other) if func.attr == "set_downstream" else (other, this)
             self._connect(ups, downs, call)
             return []
+        if name in ("XComArg", "cast", "str") and call.args:     # XComArg(task, key=...), cast(T, x)
+            return self._eval(call.args[0] if name == "XComArg" else call.args[-1], env)
         root = self._taskflow_root(func)
         if root is not None:
             return [self._new_taskflow(call, root, env)]
@@ -200,7 +234,8 @@ class DagGraph:
         for inner in self._inner_calls(call):
             task_id = str_value(kwargs(inner).get("task_id")) or task_id
             args += [*inner.args, *[k.value for k in inner.keywords if k.arg != "task_id"]]
-        node = TaskNode(len(self.nodes), task_id, root.func.node, call, None, root, root.config)
+        node = TaskNode(len(self.nodes), task_id, root.func.node, call, None, root, root.config,
+                        defaults=self._defaults(call))
         self.nodes.append(node)
         self._add_refs(node, args, env)
         return node
@@ -208,7 +243,7 @@ class DagGraph:
     def _new_operator(self, call: ast.Call, cls: str | None, env: dict[str, list[TaskNode]]) -> TaskNode:
         config = kwargs(call)
         node = TaskNode(len(self.nodes), str_value(config.get("task_id")), call, call, cls,
-                        self._callables.get(id(call)), config)
+                        self._callables.get(id(call)), config, defaults=self._defaults(call))
         self.nodes.append(node)
         self._add_refs(node, [v for k, v in config.items() if k != "task_id"], env)
         return node

@@ -13,6 +13,7 @@ import ast
 from durable_jobs.lint.analysis import ORDER_ONLY_MIXINS, Module
 from durable_jobs.lint.context import FileContext
 from durable_jobs.lint.exprs import is_none, is_true, method_name, str_value
+from durable_jobs.lint.functions import Func
 from durable_jobs.lint.imports import last
 from durable_jobs.lint.vendors import is_operator_class
 
@@ -76,7 +77,7 @@ def check(ctx: FileContext) -> None:
     old_keys = external_id_keys(ctx.baseline) if ctx.baseline is not None else {}
     for cls in mod.mixin_classes():
         concrete = _has_operator_base(mod, cls) and _only_base_operator(mod, cls)
-        if concrete:
+        if concrete or "execute" in mod.index.methods(cls):
             _check_execute(ctx, cls)
         node = key_node(mod, cls)
         if node is None and concrete:
@@ -118,10 +119,37 @@ def _check_execute(ctx: FileContext, cls: ast.ClassDef) -> None:
                 f"{cls.name} defines no execute(): BaseOperator.execute() raises "
                 "NotImplementedError; define execute() to return self.execute_resumable(context)"))
         return
-    if not any(method_name(n) == "execute_resumable" for n in execute.own_nodes()):
+    if not _execute_reaches(mod, cls, execute):
         ctx.report("DJ071", execute.node, (
             f"{cls.name}.execute() never calls self.execute_resumable(context): the checkpoint "
             "and reconnect logic is bypassed and every retry resubmits"))
+
+
+def _execute_reaches(mod: Module, cls: ast.ClassDef, execute: Func, depth: int = 0) -> bool:
+    """execute() (or a method it calls) calls execute_resumable, or hands over to a base
+    class's execute() (``super().execute``, ``Base.execute(self, ...)``) that may: a base in
+    this file is followed, one from elsewhere is given the benefit of the doubt."""
+    for func in mod.index.reachable(execute):
+        for node in func.own_nodes():
+            name = method_name(node)
+            if name == "execute_resumable":
+                return True
+            if name != "execute" or not isinstance(node.func, ast.Attribute):  # type: ignore[attr-defined]
+                continue
+            target = node.func.value  # type: ignore[attr-defined]
+            is_super = (isinstance(target, ast.Call) and isinstance(target.func, ast.Name)
+                        and target.func.id == "super")
+            named = target.id if isinstance(target, ast.Name) and target.id != "self" else None
+            if not (is_super or named):
+                continue
+            base = next((b for b in mod.index.in_file_ancestors(cls)
+                         if "execute" in mod.index.methods(b)), None)
+            if named:
+                base = mod.index.classes.get(named)
+            inherited = mod.index.methods(base).get("execute") if base is not None else None
+            if inherited is None or depth > 5 or _execute_reaches(mod, base, inherited, depth + 1):  # type: ignore[arg-type]
+                return True
+    return False
 
 
 def _terminates(stmts: list[ast.stmt]) -> bool:

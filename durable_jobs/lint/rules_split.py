@@ -10,11 +10,13 @@ fire-and-forget submit task plus a sensor or poll task that reads that task's ou
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 
 from durable_jobs.lint.analysis import Module
 from durable_jobs.lint.context import FileContext
-from durable_jobs.lint.exprs import is_false, is_true, kwargs, str_value
-from durable_jobs.lint.graph import TaskNode
+from durable_jobs.lint.exprs import is_false, is_true, kwargs, method_name, str_value
+from durable_jobs.lint.graph import DagGraph, TaskNode
 from durable_jobs.lint.imports import last
 from durable_jobs.lint.vendors import (
     fire_and_forget_arg,
@@ -24,7 +26,7 @@ from durable_jobs.lint.vendors import (
     is_wait_call,
 )
 
-_WAIT_ARGS = ("wait_for_termination", "wait_for_completion")
+_WAIT_ARGS = ("wait_for_termination", "wait_for_completion", "wait")
 
 
 def _calls(mod: Module, node: TaskNode) -> list[ast.Call]:
@@ -49,13 +51,12 @@ def _sleeps_in_loop(mod: Module, node: TaskNode) -> bool:
 def submit_reason(mod: Module, node: TaskNode) -> tuple[ast.AST, str] | None:
     """Where and why ``node`` returns as soon as the job is accepted, if it does."""
     if node.cls is not None and node.root is None:
-        arg = fire_and_forget_arg(node.cls, node.call)
+        arg = fire_and_forget_arg(node.cls, node.call, node.settings())
         if arg is None:
             return None
-        for kw in node.call.keywords:
-            if kw.value is arg:
-                return arg, f"{kw.arg}={ast.unparse(kw.value)}"
-        return node.call, f"{last(node.cls)} does not wait for the job by default"
+        if arg is node.call:
+            return node.call, f"{last(node.cls)} does not wait for the job by default"
+        return arg, node.where(arg)
     if node.root is None or node.root.sensor or not mod.imports.touches_vendor():
         return None
     calls = _calls(mod, node)
@@ -70,18 +71,24 @@ def submit_reason(mod: Module, node: TaskNode) -> tuple[ast.AST, str] | None:
     return submits[0], f"{ast.unparse(submits[0].func)}(...) is never waited for"
 
 
+_STOPS_RE = re.compile(r"^a?(cancel|stop|kill|terminate)", re.IGNORECASE)
+_STOP_CLASS_RE = re.compile(r"Cancel|Stop|Kill|Terminate")
+
+
 def is_poll(mod: Module, node: TaskNode) -> bool:
     if is_sensor_class(node.cls) or (node.root is not None and node.root.sensor):
         return True
     calls = _calls(mod, node)
     if any(is_submit_call(c) for c in calls):
         return False
+    if any(_STOPS_RE.match(method_name(c) or "") for c in calls):
+        return False            # it ends the job itself, then checks: not waiting for an outcome
     return any(is_wait_call(c) or is_status_call(c) for c in calls) or _sleeps_in_loop(mod, node)
 
 
 def _reschedules(node: TaskNode) -> bool:
-    mode = node.config.get("mode")
-    return str_value(mode) == "reschedule" or is_true(node.config.get("deferrable"))
+    mode = node.setting("mode")
+    return str_value(mode) == "reschedule" or is_true(node.setting("deferrable"))
 
 
 def _split_message(submit: TaskNode, polls: list[TaskNode], reason: str, modern: bool) -> str:
@@ -114,29 +121,97 @@ def check(ctx: FileContext) -> None:
         found = submit_reason(mod, submit)
         if found is None:
             continue
-        mine = [p for p in polls if p is not submit and submit.id in p.refs]
+        mine = [p for p in polls if p is not submit
+                and (_reads_output(graph, submit, p) or _same_target(graph, submit, p))
+                and not _cancelled_first(graph, submit, p)]
         if not mine:
             continue
         ctx.report("DJ051", submit.anchor, _split_message(submit, mine, found[1], ctx.modern))
         _check_dependents(ctx, submit, mine)
-    for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
-        kw = kwargs(call)
+    in_graph = {id(n.call) for n in graph.nodes}
+    settings: list[tuple[dict[str, ast.expr], Callable[[ast.AST], str]]] = [
+        (n.settings(), n.where) for n in graph.nodes]
+    settings += [(kwargs(c), _namer(kwargs(c))) for c in ast.walk(mod.tree)
+                 if isinstance(c, ast.Call) and id(c) not in in_graph]
+    for kw, where in settings:
         wait = next((kw[a] for a in _WAIT_ARGS if is_false(kw.get(a))), None)
-        if is_true(kw.get("deferrable")) and wait is not None:
+        deferrable = kw.get("deferrable")
+        if deferrable is not None and is_true(deferrable) and wait is not None:
             ctx.report("DJ061", wait, (
-                "deferrable=True with wait_for_termination=False: the operator only defers when "
-                "it waits, so this task neither defers nor polls and succeeds on acceptance; "
-                "set wait_for_termination=True"))
+                f"{where(deferrable)} with {where(wait)}: the operator only defers when it "
+                "waits, so this task neither defers nor polls and succeeds on acceptance; set "
+                "wait_for_termination=True - or, if a sensor deliberately waits instead, drop "
+                "deferrable=True, which does nothing here"))
+
+
+def _cancelled_first(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
+    """A cancel/stop task on the same job runs between the submit and the sensor: the sensor
+    watches the cancellation, not the job's own outcome (a test of cancelling, not a split)."""
+    ancestors = graph.ancestors(poll.id)
+    for node in graph.nodes:
+        if node is submit or node is poll or node.id not in ancestors:
+            continue
+        if _STOP_CLASS_RE.search(last(node.cls)) and (
+                submit.id in node.refs or _same_target(graph, submit, node)):
+            return True
+    return False
+
+
+def _reads_output(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
+    """The poll reads the submit's output, directly or through one TaskFlow task that
+    reshapes it (``step_id=first_step(add_steps.output)``)."""
+    if submit.id in poll.refs:
+        return True
+    return any(submit.id in graph.node(r).refs and graph.node(r).cls is None
+               and graph.node(r).root is not None and graph.node(r).root.kind == "taskflow"  # type: ignore[union-attr]
+               for r in poll.refs)
+
+
+_GENERIC_ARGS = frozenset({
+    "task_id", "conn_id", "aws_conn_id", "gcp_conn_id", "databricks_conn_id", "snowflake_conn_id",
+    "region", "region_name", "location", "project_id", "impersonation_chain", "botocore_config",
+})
+_SENSOR_SUFFIX_RE = re.compile(r"Sensor(Operator)?(Async)?$")
+_ID_ARG_RE = re.compile(r"(^|_)(id|ids|name|arn|identifier|uri)$")
+
+
+def _same_target(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
+    """A sensor downstream of the submit task that watches the same job or resource without
+    reading the submit's XCom: the operator's own sensor (``SageMakerTrainingOperator`` ->
+    ``SageMakerTrainingSensor``), or an identifying argument given the same variable
+    (``cluster_name=new_cluster_name`` on both)."""
+    if submit.id not in graph.ancestors(poll.id):
+        return False
+    stem = _SENSOR_SUFFIX_RE.sub("", last(poll.cls))
+    if stem and submit.cls and stem in last(submit.cls):     # SageMakerTraining{Operator,Sensor}
+        return True
+    ids = {ast.unparse(v) for k, v in submit.config.items()
+           if k not in _GENERIC_ARGS and _ID_ARG_RE.search(k) and not isinstance(v, ast.Constant)}
+    return any(k not in _GENERIC_ARGS and _ID_ARG_RE.search(k) and ast.unparse(v) in ids
+               for k, v in poll.config.items())
+
+
+def _namer(kw: dict[str, ast.expr]) -> Callable[[ast.AST], str]:
+    """``name=value`` for a keyword argument of a call outside the task graph."""
+    return lambda value: next((f"{k}={ast.unparse(v)}" for k, v in kw.items() if v is value),
+                              ast.unparse(value))
 
 
 def _check_dependents(ctx: FileContext, submit: TaskNode, polls: list[TaskNode]) -> None:
     graph = ctx.module.graph
     poll_ids = {p.id for p in polls}
     sensor = f"'{polls[0].task_id}'"
+    feeds = set().union(*(graph.ancestors(p) for p in poll_ids))
+    feeds |= {r for p in polls for r in p.refs}
     for edge in graph.downstream(submit.id):
         if edge.down in poll_ids or poll_ids & graph.ancestors(edge.down):
             continue
+        if edge.down in feeds:      # it feeds the sensor: depending on the sensor would be a cycle
+            continue
         down = graph.node(edge.down)
+        rule = down.setting("trigger_rule")
+        if rule is not None and "all_success" not in ast.unparse(rule).lower():
+            continue                # runs whatever the job did (teardown, all_done): not a gate
         ctx.report("DJ052", (edge.line, edge.col), (
             f"'{down.task_id}' depends on submit task '{submit.task_id}' instead of sensor "
             f"{sensor}: it runs as soon as the job is accepted, even if the job then fails; "

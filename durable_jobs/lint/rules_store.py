@@ -49,7 +49,8 @@ def _check_set(ctx: FileContext, call: StoreCall) -> None:
         ctx.report("DJ082", call.value, (
             f"{call.kind}.set({shown(call.key)}, ...) writes {reason}, which is not "
             "JSON-serialisable; convert it first (e.g. .isoformat())"))
-    naive = naive_utcnow(call.value, call.func, imports)
+    index = ctx.module.index
+    naive = naive_utcnow(call.value, call.func, imports, lambda name: index.resolve_name(name, call.func))
     if naive:
         ctx.report("DJ084", call.value, (
             f"{call.kind}.set({shown(call.key)}, ...) stores a naive {naive}() timestamp; "

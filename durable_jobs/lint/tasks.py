@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from durable_jobs.lint.exprs import Located, dict_literal, kwargs, str_value
 from durable_jobs.lint.functions import Func, FunctionIndex
 from durable_jobs.lint.imports import ImportMap, last
+from durable_jobs.lint.vendors import is_sensor_class
 
 _TASK_RE = re.compile(r"^(?:airflow(?:\.\w+)*\.)?task(?:\.(\w+))?$")
 _DAG_DECORATOR_RE = re.compile(r"^(?:airflow(?:\.\w+)*\.)?dag$")
@@ -94,14 +95,47 @@ class DagScopes:
         self.dags: list[DagInfo] = []
         self._owner: dict[int, DagInfo] = {}
         self._visit(tree, None)
+        self._named: dict[str, DagInfo] = {}          # dag = DAG(...); Op(..., dag=dag)
+        for stmt in ast.walk(tree):
+            if isinstance(stmt, ast.Assign) and is_dag_class(stmt.value, imports):
+                info = next((i for i in self.dags if i.call is stmt.value), None)
+                for target in stmt.targets:
+                    if info is not None and isinstance(target, ast.Name):
+                        self._named[target.id] = info
 
     def _info(self, call: ast.Call | None) -> DagInfo:
         value = kwargs(call).get("default_args") if call is not None else None
-        if isinstance(value, ast.Name):
-            value = self._module_assignment(value.id)
-        info = DagInfo(call, dict_literal(value) or {})
+        info = DagInfo(call, self._defaults(value))
         self.dags.append(info)
         return info
+
+    def _defaults(self, value: ast.AST | None, depth: int = 0) -> dict[str, ast.expr]:
+        """A default_args literal, following module-level names and ``**`` spreads
+        (``{**BASE, "retries": 2}``, ``dict(BASE, retries=2)``, ``{**BASE} | {...}``)."""
+        if depth > 5 or value is None:
+            return {}
+        if isinstance(value, ast.Name):
+            return self._defaults(self._module_assignment(value.id), depth + 1)
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
+            return {**self._defaults(value.left, depth + 1), **self._defaults(value.right, depth + 1)}
+        out: dict[str, ast.expr] = {}
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values):
+                if key is None:
+                    out.update(self._defaults(item, depth + 1))
+                elif str_value(key) is not None:
+                    out[str_value(key)] = item  # type: ignore[index]
+            return out
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+            for arg in value.args:
+                out.update(self._defaults(arg, depth + 1))
+            for kw in value.keywords:
+                if kw.arg is None:
+                    out.update(self._defaults(kw.value, depth + 1))
+                else:
+                    out[kw.arg] = kw.value
+            return out
+        return dict_literal(value) or {}
 
     def _module_assignment(self, name: str) -> ast.expr | None:
         for stmt in self._tree.body:
@@ -132,6 +166,10 @@ class DagScopes:
         return any(info.call is call for info in self.dags)
 
     def owner(self, node: ast.AST) -> DagInfo | None:
+        if isinstance(node, ast.Call):
+            named = kwargs(node).get("dag")
+            if isinstance(named, ast.Name) and named.id in self._named:
+                return self._named[named.id]
         found = self._owner.get(id(node))
         if found is None and len(self.dags) == 1:
             return self.dags[0]
@@ -165,7 +203,7 @@ def find_roots(tree: ast.Module, imports: ImportMap, index: FunctionIndex,
         config = kwargs(call)
         roots.append(TaskRoot(
             callee, "callable", str_value(config.get("task_id")), config, call,
-            sensor=last(operator_class(call, imports)).endswith("Sensor"),
+            sensor=is_sensor_class(operator_class(call, imports)),
             dag=dags.owner(call), operator=call,
         ))
     _mark_mapped(tree, roots)

@@ -17,7 +17,7 @@ _DATETIME_MAKERS = frozenset({
     "now", "utcnow", "today", "fromisoformat", "fromtimestamp", "utcfromtimestamp", "strptime",
     "combine", "parse", "datetime", "date",
 })
-_DATETIME_MODULES = ("datetime", "date", "pendulum", "timezone")
+_DATETIME_MODULES = ("datetime", "date", "pendulum", "timezone", "parser")
 _CONTEXT_DATETIMES = frozenset({
     "logical_date", "data_interval_start", "data_interval_end", "execution_date",
     "prev_data_interval_start_success", "prev_data_interval_end_success", "start_date",
@@ -46,6 +46,31 @@ def _follow(expr: ast.AST, func: Func, test: Callable[[ast.AST], str | None]) ->
     return test(expr)
 
 
+def _follow_deep(expr: ast.AST, func: Func, test: Callable[[ast.AST], str | None],
+                 helpers: Callable[[str], Func | None] | None = None, depth: int = 0) -> str | None:
+    """Like ``_follow`` but through every name inside the value (``{"ts": now}``,
+    ``str(now)``) and into the return values of same-file helpers (``store.set("t", stamp())``)."""
+    found = test(expr)
+    if found or depth > 3:
+        return found
+    for sub in ast.walk(expr):
+        if isinstance(sub, ast.Name):
+            for value in func.assignments.get(sub.id, []):
+                found = _follow_deep(value, func, test, helpers, depth + 1)
+                if found:
+                    return found
+        if helpers is not None and isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            helper = helpers(sub.func.id)
+            if helper is None:
+                continue
+            for node in helper.own_nodes():
+                if isinstance(node, ast.Return) and node.value is not None:
+                    found = _follow_deep(node.value, helper, test, helpers, depth + 1)
+                    if found:
+                        return found
+    return None
+
+
 def non_json(expr: ast.AST, func: Func, imports: ImportMap) -> str | None:
     """Why ``expr`` is not JSON-serialisable, or None."""
     def test(node: ast.AST) -> str | None:
@@ -64,7 +89,7 @@ def non_json(expr: ast.AST, func: Func, imports: ImportMap) -> str | None:
         if isinstance(node, ast.Call):
             dotted = imports.dotted(node.func) or ""
             name = last(dotted)
-            if name in _DATETIME_MAKERS and any(m in dotted for m in _DATETIME_MODULES):
+            if name in _DATETIME_MAKERS and any(m in dotted.split(".")[:-1] for m in _DATETIME_MODULES):
                 return f"a datetime ({dotted}())"
             if name in _OTHER_NON_JSON:
                 return f"{name}(...)"
@@ -72,13 +97,14 @@ def non_json(expr: ast.AST, func: Func, imports: ImportMap) -> str | None:
     return _follow(expr, func, test)
 
 
-def naive_utcnow(expr: ast.AST, func: Func, imports: ImportMap) -> str | None:
+def naive_utcnow(expr: ast.AST, func: Func, imports: ImportMap,
+                 helpers: Callable[[str], Func | None] | None = None) -> str | None:
     def test(node: ast.AST) -> str | None:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call) and (imports.dotted(sub.func) or "").endswith(_NAIVE):
                 return imports.dotted(sub.func)
         return None
-    return _follow(expr, func, test)
+    return _follow_deep(expr, func, test, helpers)
 
 
 def large_payload(expr: ast.AST, func: Func, imports: ImportMap) -> str | None:

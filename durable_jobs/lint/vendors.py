@@ -65,18 +65,65 @@ def is_status_call(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in STATUS_METHODS
 
 
-def fire_and_forget_arg(cls: str | None, call: ast.Call) -> ast.AST | None:
-    """The argument (or the call itself) that makes an operator return on acceptance."""
-    kw = kwargs(call)
-    for name in ("wait_for_termination", "wait_for_completion"):
+# Official operators outside the vendor registry that return before the job (or resource) is
+# done unless told otherwise: class name -> the argument that turns the wait on, or None when
+# only deferrable=True makes them wait (or nothing does). Read from the providers' own
+# signatures (a ``wait_for_completion`` that defaults to False: amazon 9.39) and their
+# execute() code (no wait parameter at all: amazon 9.39, google 22.8).
+PROVIDER_NO_WAIT: dict[str, str | None] = {
+    **dict.fromkeys((
+        "EC2CreateInstanceOperator", "EC2TerminateInstanceOperator", "EC2RebootInstanceOperator",
+        "EC2HibernateInstanceOperator", "EmrStartNotebookExecutionOperator",
+        "EmrStopNotebookExecutionOperator", "LambdaCreateFunctionOperator", "MwaaTriggerDagRunOperator",
+        "RedshiftCreateClusterOperator", "RedshiftCreateClusterSnapshotOperator",
+        "RedshiftResumeClusterOperator", "RedshiftPauseClusterOperator", "SageMakerStartPipelineOperator",
+        "SageMakerStopPipelineOperator",
+    ), "wait_for_completion"),
+    **dict.fromkeys((
+        "CloudFormationCreateStackOperator", "CloudFormationDeleteStackOperator",
+        "GlacierCreateJobOperator", "DmsStartTaskOperator", "MwaaServerlessStartWorkflowRunOperator",
+        "StepFunctionStartExecutionOperator", "OpenSearchServerlessCreateCollectionOperator",
+        "WorkflowsCreateExecutionOperator", "CloudDataTransferServiceCreateJobOperator",
+    ), None),
+}
+
+
+def _dict_says_no_wait(kw: dict[str, ast.expr]) -> ast.AST | None:
+    """``dataflow_config={"wait_until_finished": False}`` and ``wait_until_finished=False``."""
+    if is_false(kw.get("wait_until_finished")):
+        return kw["wait_until_finished"]
+    for value in kw.values():
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values):
+                if isinstance(key, ast.Constant) and key.value == "wait_until_finished" and is_false(item):
+                    return item
+    return None
+
+
+def fire_and_forget_arg(cls: str | None, call: ast.Call,
+                        settings: dict[str, ast.expr] | None = None) -> ast.AST | None:
+    """The argument (or the call itself) that makes an operator return on acceptance.
+
+    ``settings`` are what the task really runs with (arguments, attributes set after the
+    constructor, default_args); the call's own keyword arguments when not given.
+    """
+    kw = kwargs(call) if settings is None else settings
+    for name in ("wait_for_termination", "wait_for_completion", "wait"):
         if is_false(kw.get(name)):
             return kw[name]
     for name in ("asynchronous", "nowait"):
         if is_true(kw.get(name)):
             return kw[name]
+    found = _dict_says_no_wait(kw)
+    if found is not None:
+        return found
     off = _WAIT_OFF_DEFAULT.get(last(cls))
     if off == "wait_for_completion" and not is_true(kw.get(off)):
         return call
+    if last(cls) in PROVIDER_NO_WAIT and not is_true(kw.get("deferrable")):
+        turn_on = PROVIDER_NO_WAIT[last(cls)]
+        if turn_on is None or not is_true(kw.get(turn_on)):
+            return call
     if off == "polling_interval":               # LivyOperator: 0 (the default) means no polling
         value = kw.get(off)
         if value is None:
@@ -86,13 +133,19 @@ def fire_and_forget_arg(cls: str | None, call: ast.Call) -> ast.AST | None:
     return None
 
 
+# Sensor class names: ``...Sensor``, ``...SensorOperator`` and the ``...SensorAsync`` classes of
+# astronomer-providers and older provider releases (``...Trigger`` is not a task).
+_SENSOR_RE = re.compile(r"Sensor(Operator)?(Async)?$")
+_OPERATOR_RE = re.compile(r"(Operator|Sensor)(Async)?$")
+
+
 def is_sensor_class(cls: str | None) -> bool:
-    return last(cls).endswith("Sensor") or last(cls).endswith("SensorOperator")
+    return bool(_SENSOR_RE.search(last(cls)))
 
 
 def is_operator_class(cls: str | None) -> bool:
     name = last(cls)
-    return name.endswith(("Operator", "Sensor")) or name == "BaseOperator"
+    return bool(_OPERATOR_RE.search(name)) or name == "BaseOperator"
 
 
 def is_durable_class(cls: str | None) -> bool:

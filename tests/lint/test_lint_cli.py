@@ -18,7 +18,7 @@ from tests.lint.helpers import CORPUS, DOCS, HERE, ROOT
 
 # A SUBSET of the official SARIF 2.1.0 schema: the objects our output uses (see its description).
 SARIF_SCHEMA = json.loads((HERE / "sarif-2.1.0-subset.schema.json").read_text())
-SPLIT = CORPUS / "pos_dj05_split_databricks.py"     # info DJ051 + error DJ052
+SPLIT = CORPUS / "pos_dj05_split_databricks.py"     # info DJ051 + warning DJ052
 WARN_ONLY = DOCS / "before" / "dj01_variable_state.py"  # one warning (DJ011)
 CONFIG_ONLY = CORPUS / "neg_dj01_variables_config.py"   # no findings
 
@@ -31,7 +31,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 def test_text_output_names_problem_primitive_and_rewrite(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run([str(WARN_ONLY)], capsys)
     assert code == 1
-    assert f"{WARN_ONLY.as_posix()}:26:9: DJ011 warning [variable-task-state]" in out
+    assert f"{WARN_ONLY.as_posix()}:28:13: DJ011 warning [variable-task-state]" in out
     assert "use: task_state_store" in out and "problem: Variables are global" in out
     assert 'Variable.set("etl_cursor", new_cursor)' in out                   # before
     assert 'task_state_store.set("cursor", new_cursor)' in out               # after
@@ -43,11 +43,11 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(out)
     assert code == 1
     assert [(f["rule"], f["line"], f["severity"]) for f in data["findings"]] == [
-        ("DJ051", 22, "info"), ("DJ052", 26, "error"), ("DJ052", 32, "error")]
+        ("DJ051", 22, "info"), ("DJ052", 26, "warning"), ("DJ052", 32, "warning")]
     first = data["findings"][0]
     assert {"message", "problem", "primitive", "before", "after", "col", "path"} <= set(first)
     assert "accepted" in first["message"] and "keep durable=True" in first["message"]
-    assert data["summary"] == {"error": 2, "warning": 0, "info": 1}
+    assert data["summary"] == {"error": 0, "warning": 2, "info": 1}
 
 
 def test_sarif_output_is_valid_sarif(capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,7 +119,7 @@ def test_below_33_every_rule_reports_without_durable_promises(capsys: pytest.Cap
     modern = lint_paths(targets, LintOptions((3, 3)))
     old = lint_paths(targets, LintOptions((2, 10)))
     assert [(f.path, f.rule, f.line) for f in old] == [(f.path, f.rule, f.line) for f in modern]
-    assert {f.rule for f in old} == set(RULES) - {"DJ000", "DJ073"}
+    assert {f.rule for f in old if "/realworld/" not in f.path} == set(RULES) - {"DJ000", "DJ073"}
     for finding in old:
         text = " ".join((finding.message, finding.problem, finding.primitive, finding.after))
         assert "durable=True" not in text and "built-in crash safety" not in text, finding.rule
@@ -146,7 +146,7 @@ def test_module_entry_point_does_not_import_airflow() -> None:
              "assert 'airflow' not in sys.modules, 'lint imported airflow'; sys.exit(code)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1, done.stderr
-    assert json.loads(done.stdout)["summary"]["error"] == 2
+    assert json.loads(done.stdout)["summary"]["warning"] == 2
     done = subprocess.run([sys.executable, "-m", "durable_jobs.lint", "--list-rules"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and done.stdout.count("\n") == len(RULES)

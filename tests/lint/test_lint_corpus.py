@@ -14,7 +14,8 @@ from durable_jobs.lint import RULES, LintOptions, lint_paths, lint_source
 from durable_jobs.lint.baseline import Baseline
 from tests.lint.helpers import BASELINE, CORPUS, expected_markers, pairs
 
-FILES = sorted(CORPUS.rglob("*.py"))
+# corpus/realworld holds third-party DAGs judged in a manifest (test_lint_realworld.py), not markers.
+FILES = sorted(p for p in CORPUS.rglob("*.py") if not p.relative_to(CORPUS).as_posix().startswith("realworld/"))
 
 # For every rule, a file built as its near miss: code that looks like the anti-pattern but is not.
 NEAR_MISSES = {
@@ -36,7 +37,8 @@ def by_file() -> dict[str, set[tuple[str, int]]]:
     out: dict[str, set[tuple[str, int]]] = {}
     for finding in findings:
         rel = Path(finding.path).resolve().relative_to(CORPUS).as_posix()
-        out.setdefault(rel, set()).add((finding.rule, finding.line))
+        if not rel.startswith("realworld/"):
+            out.setdefault(rel, set()).add((finding.rule, finding.line))
     return out
 
 
