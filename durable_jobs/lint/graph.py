@@ -157,6 +157,10 @@ class DagGraph:
             return self._eval(expr.value, env)
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
             return [n for elt in expr.elts for n in self._eval(elt, env)]
+        if (isinstance(expr, (ast.ListComp, ast.GeneratorExp)) and len(expr.generators) == 1
+                and isinstance(expr.elt, ast.Name) and isinstance(expr.generators[0].target, ast.Name)
+                and expr.elt.id == expr.generators[0].target.id):
+            return self._eval(expr.generators[0].iter, env)    # [t for t in [a, b, c] if t]
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.RShift, ast.LShift)):
             left, right = self._eval(expr.left, env), self._eval(expr.right, env)
             ups, downs = (left, right) if isinstance(expr.op, ast.RShift) else (right, left)
@@ -168,6 +172,20 @@ class DagGraph:
                 self._memo[id(expr)] = self._call(expr, env)
             return self._memo[id(expr)]
         return []
+
+    @staticmethod
+    def _spread(args: list[ast.expr]) -> list[ast.expr]:
+        """``chain(*[a, b, c])`` and ``chain(*[t for t in [a, b, c] if t])``: one group each."""
+        out: list[ast.expr] = []
+        for arg in args:
+            value = arg.value if isinstance(arg, ast.Starred) else None
+            if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1:
+                value = value.generators[0].iter
+            if isinstance(value, (ast.List, ast.Tuple)):
+                out.extend(value.elts)
+            else:
+                out.append(arg)
+        return out
 
     def _connect(self, ups: list[TaskNode], downs: list[TaskNode], at: Located) -> None:
         for up in ups:
@@ -181,7 +199,7 @@ class DagGraph:
         if name == "chain":
             # An element the lint cannot see into (a task group call, a helper's result) is
             # skipped, not a break: order still passes through it.
-            groups = [g for g in (self._eval(arg, env) for arg in call.args) if g]
+            groups = [g for g in (self._eval(arg, env) for arg in self._spread(call.args)) if g]
             for ups, downs in zip(groups, groups[1:]):
                 self._connect(ups, downs, call)
             return []

@@ -116,7 +116,8 @@ def _split_message(submit: TaskNode, polls: list[TaskNode], reason: str, modern:
 def check(ctx: FileContext) -> None:
     mod = ctx.module
     graph = mod.graph
-    polls = [n for n in graph.nodes if is_poll(mod, n)]
+    polls = [n for n in graph.nodes if is_poll(mod, n) and not _watches_start(n)]
+    splits: dict[int, tuple[TaskNode, str, list[TaskNode]]] = {}
     for submit in graph.nodes:
         found = submit_reason(mod, submit)
         if found is None:
@@ -124,10 +125,17 @@ def check(ctx: FileContext) -> None:
         mine = [p for p in polls if p is not submit
                 and (_reads_output(graph, submit, p) or _same_target(graph, submit, p))
                 and not _cancelled_first(graph, submit, p)]
-        if not mine:
-            continue
-        ctx.report("DJ051", submit.anchor, _split_message(submit, mine, found[1], ctx.modern))
-        _check_dependents(ctx, submit, mine)
+        if mine:
+            splits[submit.id] = (submit, found[1], mine)
+    for submit, reason, mine in splits.values():
+        # a sensor that a later submit on the same resource also claims belongs to that one
+        # (create_cluster -> await_cluster -> delete_cluster -> await_delete_cluster)
+        later = [s for s, _, theirs in splits.values()
+                 if s is not submit and submit.id in graph.ancestors(s.id)]
+        own = [p for p in mine if not any(p in splits[s.id][2] and s.id in graph.ancestors(p.id)
+                                          for s in later)] or mine
+        ctx.report("DJ051", submit.anchor, _split_message(submit, own, reason, ctx.modern))
+        _check_dependents(ctx, submit, own)
     in_graph = {id(n.call) for n in graph.nodes}
     settings: list[tuple[dict[str, ast.expr], Callable[[ast.AST], str]]] = [
         (n.settings(), n.where) for n in graph.nodes]
@@ -144,6 +152,24 @@ def check(ctx: FileContext) -> None:
                 "deferrable=True, which does nothing here"))
 
 
+_STATE_ARGS = re.compile(r"(target|success|expected|allowed)_(state|states|status|statuses)$")
+_START_STATES = re.compile(r"running|scheduled|started|starting|in_progress|submitted", re.IGNORECASE)
+_END_STATES = re.compile(r"succe|complete|finish|done|stop|cancel|terminat|fail|active|available|delet",
+                         re.IGNORECASE)
+
+
+def _watches_start(poll: TaskNode) -> bool:
+    """A sensor told to succeed once the job is running or scheduled watches its start, not
+    its outcome (the DAG then stops or inspects the running job): not the poll half of a split."""
+    for key, value in poll.config.items():
+        if _STATE_ARGS.search(key):
+            elts = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+            names = [e.attr if isinstance(e, ast.Attribute) else (str_value(e) or "") for e in elts]
+            if any(_START_STATES.search(n) for n in names) and not any(_END_STATES.search(n) for n in names):
+                return True
+    return False
+
+
 def _cancelled_first(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
     """A cancel/stop task on the same job runs between the submit and the sensor: the sensor
     watches the cancellation, not the job's own outcome (a test of cancelling, not a split)."""
@@ -157,14 +183,21 @@ def _cancelled_first(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
     return False
 
 
+def _reshapes(graph: DagGraph, node_id: int, submit: TaskNode) -> bool:
+    """A TaskFlow task that only reads the submit's output (``first_step(add_steps.output)``)."""
+    node = graph.node(node_id)
+    return node.cls is None and node.root is not None and node.refs == {submit.id}
+
+
 def _reads_output(graph: DagGraph, submit: TaskNode, poll: TaskNode) -> bool:
-    """The poll reads the submit's output, directly or through one TaskFlow task that
-    reshapes it (``step_id=first_step(add_steps.output)``)."""
-    if submit.id in poll.refs:
-        return True
-    return any(submit.id in graph.node(r).refs and graph.node(r).cls is None
-               and graph.node(r).root is not None and graph.node(r).root.kind == "taskflow"  # type: ignore[union-attr]
-               for r in poll.refs)
+    """The poll reads the submit's output, directly or through one TaskFlow task that reshapes
+    it - and watches no later task's job: a step sensor that reads the cluster id from the
+    cluster's create task and the step id from the add-steps task watches the step."""
+    if not (submit.id in poll.refs or any(_reshapes(graph, r, submit) for r in poll.refs)):
+        return False
+    later = [r for r in poll.refs if r != submit.id and not _reshapes(graph, r, submit)
+             and submit.id in graph.ancestors(r)]
+    return not later
 
 
 _GENERIC_ARGS = frozenset({

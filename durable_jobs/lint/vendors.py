@@ -77,8 +77,11 @@ PROVIDER_NO_WAIT: dict[str, str | None] = {
         "EmrStopNotebookExecutionOperator", "LambdaCreateFunctionOperator", "MwaaTriggerDagRunOperator",
         "RedshiftCreateClusterOperator", "RedshiftCreateClusterSnapshotOperator",
         "RedshiftResumeClusterOperator", "RedshiftPauseClusterOperator", "SageMakerStartPipelineOperator",
-        "SageMakerStopPipelineOperator",
+        "SageMakerStopPipelineOperator", "EksCreateClusterOperator", "EksCreateNodegroupOperator",
+        "EksCreateFargateProfileOperator", "EksDeleteClusterOperator", "EksDeleteNodegroupOperator",
+        "EksDeleteFargateProfileOperator",
     ), "wait_for_completion"),
+    "EmrCreateJobFlowOperator": "wait_policy",
     **dict.fromkeys((
         "CloudFormationCreateStackOperator", "CloudFormationDeleteStackOperator",
         "GlacierCreateJobOperator", "DmsStartTaskOperator", "MwaaServerlessStartWorkflowRunOperator",
@@ -122,7 +125,8 @@ def fire_and_forget_arg(cls: str | None, call: ast.Call,
         return call
     if last(cls) in PROVIDER_NO_WAIT and not is_true(kw.get("deferrable")):
         turn_on = PROVIDER_NO_WAIT[last(cls)]
-        if turn_on is None or not is_true(kw.get(turn_on)):
+        value = kw.get(turn_on) if turn_on else None
+        if value is None or is_false(value) or (isinstance(value, ast.Constant) and value.value is None):
             return call
     if off == "polling_interval":               # LivyOperator: 0 (the default) means no polling
         value = kw.get(off)

@@ -309,3 +309,42 @@ def test_deferrable_with_wait_false_on_cloud_build() -> None:
         with DAG("d"):
             CloudBuildCreateBuildOperator(task_id="b", build={}, wait=False, deferrable=True)
     """) == {("DJ061", 5)}
+
+
+EMR = """
+from airflow.providers.amazon.aws.operators.emr import EmrAddStepsOperator, EmrCreateJobFlowOperator
+from airflow.providers.amazon.aws.sensors.emr import EmrStepSensor
+from airflow.sdk import DAG, chain, task
+
+@task
+def first(ids):
+    return ids[0]
+
+with DAG("d"):
+    cluster = EmrCreateJobFlowOperator(task_id="cluster")
+    steps = EmrAddStepsOperator(task_id="steps", job_flow_id=cluster.output, steps=[],
+                                wait_for_completion=True)
+    watch = EmrStepSensor(task_id="watch", job_flow_id=cluster.output, step_id=first(steps.output))
+    chain(*[t for t in [cluster, steps, watch] if t is not None])
+"""
+
+
+def test_step_sensor_watches_the_step_not_the_cluster_create() -> None:
+    assert lint(EMR) == set()
+    # without waiting, the add-steps task is the split's submit half
+    assert lint(EMR.replace("wait_for_completion=True", "wait_for_completion=False")) == {("DJ051", 11)}
+
+
+def test_sensor_waiting_for_a_running_state_watches_the_start() -> None:
+    source = """
+        from airflow.providers.amazon.aws.operators.dms import DmsStartTaskOperator
+        from airflow.providers.amazon.aws.sensors.dms import DmsTaskBaseSensor
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            start = DmsStartTaskOperator(task_id="start", replication_task_arn=ARN)
+            wait = DmsTaskBaseSensor(task_id="wait", replication_task_arn=ARN, target_statuses=[{state}])
+            start >> wait
+    """
+    assert lint(source.format(state='"running"')) == set()
+    assert lint(source.format(state='"stopped"')) == {("DJ051", 6)}
