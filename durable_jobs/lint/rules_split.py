@@ -154,19 +154,18 @@ def check(ctx: FileContext) -> None:
 
 _STATE_ARGS = re.compile(r"(target|success|expected|allowed)_(state|states|status|statuses)$")
 _START_STATES = re.compile(r"running|scheduled|started|starting|in_progress|submitted", re.IGNORECASE)
-_END_STATES = re.compile(r"succe|complete|finish|done|stop|cancel|terminat|fail|active|available|delet",
-                         re.IGNORECASE)
 
 
 def _watches_start(poll: TaskNode) -> bool:
-    """A sensor told to succeed once the job is running or scheduled watches its start, not
-    its outcome (the DAG then stops or inspects the running job): not the poll half of a split."""
+    """A sensor told to succeed once the job is running or scheduled (among other states or
+    alone) watches its start, not its outcome (the DAG then stops or inspects the running job):
+    not the poll half of a split."""
     for key, value in poll.config.items():
         if _STATE_ARGS.search(key):
             elts = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
             names = [e.attr if isinstance(e, ast.Attribute) else (str_value(e) or "") for e in elts]
-            if any(_START_STATES.search(n) for n in names) and not any(_END_STATES.search(n) for n in names):
-                return True
+            if any(_START_STATES.fullmatch(n) for n in names):   # succeeds once it runs,
+                return True                                       # whatever else it accepts
     return False
 
 

@@ -50,18 +50,27 @@ def _before_reports(root: Path) -> dict[str, list[tuple[str, int]]]:
 
 def lint_rule_table() -> str:
     from durable_jobs.lint import RULES
+    from tools import lint_eval
 
-    rows = ["| id | severity | name | what it reports |", "|---|---|---|---|"]
+    measured = lint_eval.load_artifact()
+    rows = ["| id | severity | name | what it reports | precision on real DAGs |", "|---|---|---|---|---|"]
     for rule in RULES.values():
         rows.append(f"| {{ref}}`{rule.id} <rule-{rule.id.lower()}>` | {rule.severity.label} | "
-                    f"`{rule.name}` | {_cell(rule.summary)} |")
-    return "\n".join(rows) + "\n"
+                    f"`{rule.name}` | {_cell(rule.summary)} | {lint_eval.precision_of(measured, rule.id)} |")
+    note = ("Precision measured by `make lint-eval` on the judged real-world corpus "
+            "(`artifacts/lint-eval.json`; see {doc}`/lint`, \"Measured precision on real DAGs\"); "
+            "a dash: the rule neither fired nor was expected there.")
+    if measured is None:
+        note = "Precision not measured yet: run `make lint-eval` (writes `artifacts/lint-eval.json`)."
+    return "\n".join(rows) + "\n\n" + note + "\n"
 
 
 def lint_rules(root: Path) -> str:
     from durable_jobs.lint import RULES, snippets
+    from tools import lint_eval
 
     reports = _before_reports(root)
+    measured = lint_eval.load_artifact(root / "artifacts" / "lint-eval.json")
     out: list[str] = []
     group = None
     for rule in RULES.values():
@@ -81,6 +90,10 @@ def lint_rules(root: Path) -> str:
         elif rule.needs_33:
             out.append("Below Airflow 3.3\n: reported all the same; the finding says that the recommended "
                        "primitive needs Airflow 3.3+ (AIP-103).\n")
+        tally = (measured or {}).get("rules", {}).get(rule.id)
+        if tally:
+            out.append(f"Measured on real DAGs\n: precision {lint_eval.precision_of(measured, rule.id)} "
+                       f"({tally['tp']} right, {tally['fp']} wrong, {tally['fn']} missed; `make lint-eval`)\n")
         where = reports.get(rule.id)
         if where:
             links = ", ".join(f"{{download}}`{name} </before/{name}>` line {line}" for name, line in where)

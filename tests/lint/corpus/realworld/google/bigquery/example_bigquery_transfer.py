@@ -1,0 +1,144 @@
+#
+# Licensed to the Apache Software Foundation (ASF) under one
+# or more contributor license agreements.  See the NOTICE file
+# distributed with this work for additional information
+# regarding copyright ownership.  The ASF licenses this file
+# to you under the Apache License, Version 2.0 (the
+# "License"); you may not use this file except in compliance
+# with the License.  You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing,
+# software distributed under the License is distributed on an
+# "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+# KIND, either express or implied.  See the License for the
+# specific language governing permissions and limitations
+# under the License.
+"""
+Example Airflow DAG for Google BigQuery service.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from airflow.models.dag import DAG
+from airflow.providers.google.cloud.operators.bigquery import (
+    BigQueryCreateEmptyDatasetOperator,
+    BigQueryCreateTableOperator,
+    BigQueryDeleteDatasetOperator,
+)
+from airflow.providers.google.cloud.operators.gcs import GCSCreateBucketOperator, GCSDeleteBucketOperator
+from airflow.providers.google.cloud.transfers.bigquery_to_bigquery import BigQueryToBigQueryOperator
+from airflow.providers.google.cloud.transfers.bigquery_to_gcs import BigQueryToGCSOperator
+
+try:
+    from airflow.sdk import TriggerRule
+except ImportError:
+    # Compatibility for Airflow < 3.1
+    from airflow.utils.trigger_rule import TriggerRule  # type: ignore[no-redef,attr-defined]
+
+from system.google import DEFAULT_GCP_SYSTEM_TEST_PROJECT_ID
+from system.openlineage.operator import OpenLineageTestOperator
+
+ENV_ID = os.environ.get("SYSTEM_TESTS_ENV_ID", "default")
+PROJECT_ID = os.environ.get("SYSTEM_TESTS_GCP_PROJECT") or DEFAULT_GCP_SYSTEM_TEST_PROJECT_ID
+DAG_ID = "bigquery_transfer"
+
+DATASET_NAME = f"dataset_{DAG_ID}_{ENV_ID}"
+BUCKET_NAME = f"bucket_{DAG_ID}_{ENV_ID}"
+
+ORIGIN = "origin"
+TARGET = "target"
+SCHEMA = [
+    {"name": "emp_name", "type": "STRING", "mode": "NULLABLE"},
+    {"name": "salary", "type": "FLOAT", "mode": "NULLABLE"},
+]
+
+with DAG(
+    DAG_ID,
+    schedule="@once",  # Override to match your needs
+    start_date=datetime(2021, 1, 1),
+    catchup=False,
+    tags=["example", "bigquery"],
+) as dag:
+    create_bucket = GCSCreateBucketOperator(
+        task_id="create_bucket", bucket_name=BUCKET_NAME, project_id=PROJECT_ID
+    )
+
+    create_dataset = BigQueryCreateEmptyDatasetOperator(task_id="create_dataset", dataset_id=DATASET_NAME)
+
+    create_origin_table = BigQueryCreateTableOperator(
+        task_id=f"create_{ORIGIN}_table",
+        dataset_id=DATASET_NAME,
+        table_id=ORIGIN,
+        table_resource={
+            "schema": {"fields": SCHEMA},
+        },
+    )
+
+    create_target_table = BigQueryCreateTableOperator(
+        task_id=f"create_{TARGET}_table",
+        dataset_id=DATASET_NAME,
+        table_id=TARGET,
+        table_resource={
+            "schema": {"fields": SCHEMA},
+        },
+    )
+
+    copy_selected_data = BigQueryToBigQueryOperator(
+        task_id="copy_selected_data",
+        source_project_dataset_tables=f"{DATASET_NAME}.{ORIGIN}",
+        destination_project_dataset_table=f"{DATASET_NAME}.{TARGET}",
+    )
+
+    bigquery_to_gcs = BigQueryToGCSOperator(
+        task_id="bigquery_to_gcs",
+        source_project_dataset_table=f"{DATASET_NAME}.{ORIGIN}",
+        destination_cloud_storage_uris=[f"gs://{BUCKET_NAME}/export-bigquery.csv"],
+    )
+
+    delete_dataset = BigQueryDeleteDatasetOperator(
+        task_id="delete_dataset",
+        dataset_id=DATASET_NAME,
+        delete_contents=True,
+        trigger_rule=TriggerRule.ALL_DONE,
+    )
+
+    delete_bucket = GCSDeleteBucketOperator(
+        task_id="delete_bucket", bucket_name=BUCKET_NAME, trigger_rule=TriggerRule.ALL_DONE
+    )
+
+    check_openlineage_events = OpenLineageTestOperator(
+        task_id="check_openlineage_events",
+        file_path=str(Path(__file__).parent / "resources" / "openlineage" / "bigquery_transfer.json"),
+    )
+
+    (
+        # TEST SETUP
+        create_bucket
+        >> create_dataset
+        >> create_origin_table
+        >> create_target_table
+        # TEST BODY
+        >> copy_selected_data
+        >> bigquery_to_gcs
+        # TEST TEARDOWN
+        >> delete_dataset
+        >> delete_bucket
+        >> check_openlineage_events
+    )
+
+    from tests_common.test_utils.watcher import watcher
+
+    # This test needs watcher in order to properly mark success/failure
+    # when "tearDown" task with trigger rule is part of the DAG
+    list(dag.tasks) >> watcher()
+
+from tests_common.test_utils.system_tests import get_test_run  # noqa: E402
+
+# Needed to run the example DAG with pytest (see: contributing-docs/testing/system_tests.rst)
+test_run = get_test_run(dag)
