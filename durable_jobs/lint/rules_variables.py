@@ -173,10 +173,53 @@ def check(ctx: FileContext) -> None:
                         f"{root.label} decides reconnect-or-submit on Variable "
                         f"{', '.join(keys.values())}: hand-written resume logic; "
                         "use ResumableJobMixin"))
-        _report_writes(ctx, root.label, root_ops, covered)
+        _report_writes(ctx, root.label, root_ops, covered, _read_keys(mod))
 
 
-def _report_writes(ctx: FileContext, label: str, root_ops: list[VarOp], covered: set[str]) -> None:
+def _read_keys(mod: Module) -> set[str | None]:
+    """Every Variable key read anywhere in the file (module level included)."""
+    keys: set[str | None] = set()
+    for node in ast.walk(mod.tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and is_variable(node.func.value, mod.imports)):
+            keys.add(key_text(call_arg(node, 0, "key")))
+    return keys
+
+
+_PLAIN_CALLS = frozenset({"str", "int", "float", "bool", "format", "lower", "upper", "strip", "join"})
+
+
+def _from_parameters(op: VarOp) -> bool:
+    """A value made only of constants and parameters that have a literal default
+    (``def configure(env="prod")``: ``f"s3://{env}-lake"``, ``"MEDIUM" if env == "prod" else
+    "XSMALL"``): a setting derived from how the task was called, not a result of the work."""
+    if op.value is None:
+        return False
+    names = [n for n in ast.walk(op.value) if isinstance(n, ast.Name)]
+    for node in ast.walk(op.value):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name not in _PLAIN_CALLS:
+                return False
+        if isinstance(node, (ast.Subscript, ast.Attribute, ast.Await, ast.Lambda)) and not (
+                isinstance(node, ast.Attribute) and node.attr in _PLAIN_CALLS):
+            return False
+    params = _setting_params(op.func)
+    return bool(names) and all(n.id in params for n in names if n.id not in _PLAIN_CALLS)
+
+
+def _setting_params(func: Func) -> set[str]:
+    """Parameters with a literal default (``env: str = "prod"``): settings of the call, unlike
+    parameters that receive upstream data (XComArgs) or a helper's arguments."""
+    args = func.node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is not None}
+
+
+def _report_writes(ctx: FileContext, label: str, root_ops: list[VarOp], covered: set[str],
+                   read_anywhere: set[str | None]) -> None:
     seen: set[str | None] = set()
     for op in root_ops:
         if not op.write or op.key in covered or op.key in seen:
@@ -200,6 +243,9 @@ def _report_writes(ctx: FileContext, label: str, root_ops: list[VarOp], covered:
                 "cursor carried across runs in a global Variable; use asset_state_store (if it "
                 "only tracks progress within one run, task_state_store)"))
             continue
+        if op.key not in read_anywhere and all(
+                _from_parameters(o) for o in same_key if o.write and o.method != "delete"):
+            continue            # a setting computed from the task's arguments, never read here
         also = f" (read at line {reads[0]})" if reads else ""
         ctx.report("DJ011", op.call, (
             f"{label} writes Variable {op.shown}{also}: per-run state in a global Variable; "

@@ -348,3 +348,19 @@ def test_sensor_waiting_for_a_running_state_watches_the_start() -> None:
     """
     assert lint(source.format(state='"running"')) == set()
     assert lint(source.format(state='"stopped"')) == {("DJ051", 6)}
+
+
+def test_settings_computed_from_the_task_arguments_are_configuration() -> None:
+    source = """
+        from airflow.sdk import Variable, task
+
+        @task
+        def configure(fetch, rows, env="prod"):
+            Variable.set("dbt_target", {value})
+
+        {tail}
+    """
+    assert lint(source.format(value='"MEDIUM" if env == "prod" else env', tail="")) == set()
+    assert lint(source.format(value="fetch(env)", tail="")) == {("DJ011", 5)}      # a result of work
+    assert lint(source.format(value="rows", tail="")) == {("DJ011", 5)}           # upstream data
+    assert lint(source.format(value="env", tail='TARGET = Variable.get("dbt_target")')) == {("DJ011", 5)}
