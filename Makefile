@@ -70,6 +70,9 @@ crash-ci: venv
 lint: venv
 	$(BIN)/durable-jobs lint example_dags
 
+# Re-resolve the pins from scratch. With the google extra pip's resolver can backtrack for a long time
+# (google-genai caps tenacity <9.2, litellm pins aiohttp); the google pins of 2026-11-30 were resolved
+# with `uv pip compile` taking the previous file as preferences (the old pins kept wherever they fit).
 constraints:
 	rm -rf /tmp/dj-constraints && $(PYTHON) -m venv /tmp/dj-constraints
 	/tmp/dj-constraints/bin/pip install --quiet ".[$(EXTRAS)]"
@@ -84,7 +87,7 @@ constraints:
 # `make compat` builds and runs the versions side by side (COMPAT_JOBS at a time, each version's
 # output printed in one piece when it ends); `make compat-3.2` runs one.
 COMPAT_VERSIONS ?= 3.2 2.11
-COMPAT_EXTRAS ?= databricks,amazon,snowflake
+COMPAT_EXTRAS ?= databricks,amazon,snowflake,google
 COMPAT_TOOLS ?= pytest jsonschema moto[server,batch,glue,emrserverless,athena]
 COMPAT_AIRFLOW_3.2 := 3.2.2
 COMPAT_CUTOFF_3.2 := 2026-06-03

@@ -10,6 +10,8 @@
 # s3transfer, aiobotocore) and test-tool (pytest, jsonschema, moto) pins of
 # constraints-3.3-py3.11.txt replace those lines (the same providers on every Airflow), the rest is
 # re-resolved around them, and the result is frozen. Needs pip >= 25.1 for --uploaded-prior-to.
+# The google extra (2026-11-30) was added to both files by `uv pip compile` with the previous file (plus
+# the 3.3 pins of new packages) as preferences: pip backtracks for long on google's dependency tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 short=$1 airflow=$2 cutoff=$3 extras=$4
