@@ -164,7 +164,21 @@ _SNOWFLAKE = "airflow.providers.snowflake.operators.snowflake"
 
 _GOOGLE = "airflow.providers.google.cloud.operators"
 #: Google Cloud services, one constant each (filled as each service's durable operators land).
-_GOOGLE_BIGQUERY: tuple[Service, ...] = ()
+_GOOGLE_BIGQUERY: tuple[Service, ...] = (
+    Service(
+        key="bigquery", name="Google BigQuery", unit="job", tags=("google",),
+        doc_url="https://cloud.google.com/bigquery/docs/reference/rest/v2/jobs",
+        client="durable_jobs.hooks.google_bigquery.BigQueryJobClient",
+        batch_status="jobs.list (PENDING and RUNNING), then one jobs.get per job that left them",
+        emulator="the BigQuery jobs emulator (durable_jobs.emulators.bigquery)",
+        operators=(
+            Operator("BigQueryInsertJobOperator", "durable_jobs.operators.google.bigquery",
+                     f"{_GOOGLE}.bigquery.BigQueryInsertJobOperator",
+                     "the job id (`jobReference.jobId` = prefix + key; a resend answers 409 and the job is fetched)",
+                     crash="bigquery"),
+        ),
+    ),
+)
 _GOOGLE_DATAPROC: tuple[Service, ...] = ()
 
 FAMILIES: tuple[Family, ...] = (

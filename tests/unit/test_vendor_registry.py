@@ -27,10 +27,12 @@ def _load(classpath: str) -> type:
 def shipped_operators() -> set[str]:
     """Every public durable operator class defined in durable_jobs.operators.*."""
     found = set()
-    for info in pkgutil.iter_modules(durable_jobs.operators.__path__):
-        if info.name in NOT_VENDOR_MODULES or info.name.startswith("_"):
+    # walk_packages: a family may be a package of per-service modules (durable_jobs.operators.google.*)
+    for info in pkgutil.walk_packages(durable_jobs.operators.__path__, "durable_jobs.operators."):
+        leaf = info.name.rpartition(".")[2]
+        if leaf in NOT_VENDOR_MODULES or leaf.startswith("_") or info.ispkg:
             continue
-        module = importlib.import_module(f"durable_jobs.operators.{info.name}")
+        module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if (isinstance(obj, type) and issubclass(obj, DurableJobMixin) and not name.startswith("_")
                     and obj.__module__ == module.__name__ and not inspect.isabstract(obj)):

@@ -1,0 +1,288 @@
+"""A loopback fake of BigQuery's REST v2 jobs API that the official hooks and clients talk to unchanged.
+
+Contract (every rule, quoted from Google where Google documents it): ``docs/emulators/bigquery.md``.
+
+Usage::
+
+    with BigQueryEmulator() as emu, emu.routed():        # BIGQUERY_EMULATOR_HOST=http://127.0.0.1:<port>
+        os.environ.update(emu.airflow_conn_env())         # AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT: is_anonymous
+        BigQueryHook().insert_job({"query": {"query": "SELECT 1"}}, job_id="j1", nowait=True)
+        assert emu.ledger()["created"] == 1
+
+Where the clients send their requests, and how they get here without touching our code or the hooks:
+
+* ``google-cloud-bigquery`` (``BigQueryHook.get_client``; the official operator, our client, and
+  ``BigQueryAsyncHook.get_job_status``, which runs the sync hook in a thread) honours the environment
+  variable ``BIGQUERY_EMULATOR_HOST`` as its API endpoint (``_helpers._get_bigquery_host``), scheme included.
+* ``gcloud-aio-bigquery`` (``BigQueryAsyncHook.cancel_job``, the official trigger's ``on_kill``) reads the
+  same variable but puts ``http://`` in front of it itself (``init_api_root``), so a value with a scheme
+  would become ``http://http://...``. :func:`route_aio` makes that one function accept a URL as it is; with
+  the variable set, gcloud-aio also treats the API as an emulator and sends no token.
+* Credentials: the connection extra ``is_anonymous`` (``GoogleBaseHook``) gives ``AnonymousCredentials``;
+  the ``project`` extra names the project. Nothing leaves 127.0.0.1.
+
+Request pipeline: count -> fault ``error`` (no work) -> hold ``before`` -> the work -> hold ``after`` ->
+after-work fault (``lose_reply``, ``reset``, ``garbage``, ``slow``, ``rewrite``). Fault and hold routes:
+``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list``, ``queries/get``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from durable_jobs.emulators._bigquery_api import DEFAULT_CONFIG, BigQueryApp
+from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
+
+API_PATH = re.compile(
+    r"^/bigquery/v2/projects/(?P<project>[^/]+)/(?P<kind>jobs|queries)(?:/(?P<job>[^/]+?)(?P<cancel>/cancel)?)?/*$"
+)
+CONTROL_PREFIX = "/_emulator/"
+PROJECT = "emulator-project"
+#: The variable both BigQuery client libraries read (see the module docstring).
+HOST_ENV = "BIGQUERY_EMULATOR_HOST"
+#: google-api-core reads the JSON error's ``status`` for gRPC-style names.
+_STATUS_NAMES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 503: "UNAVAILABLE"}
+
+
+class BigQueryEmulator(LoopbackEmulator):
+    """BigQuery jobs fake on ``host:port`` (port 0 picks a free one)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, project: str = PROJECT):
+        super().__init__(host, port)
+        self.project = project
+        self.app = BigQueryApp()
+
+    def on_started(self) -> None:
+        self.app.base_url = self.url
+
+    # -- routing and the Airflow connection ----------------------------------------------------
+    @contextlib.contextmanager
+    def routed(self) -> Iterator[BigQueryEmulator]:
+        """Send both BigQuery client libraries here while the block runs (see the module docstring)."""
+        previous = os.environ.get(HOST_ENV)
+        os.environ[HOST_ENV] = self.url
+        try:
+            with route_aio():
+                yield self
+        finally:
+            if previous is None:
+                os.environ.pop(HOST_ENV, None)
+            else:
+                os.environ[HOST_ENV] = previous
+
+    def connection_dict(self) -> dict[str, Any]:
+        """A ``google_cloud_platform`` connection: anonymous credentials, this emulator's project."""
+        return {"conn_type": "google_cloud_platform",
+                "extra": json.dumps({"is_anonymous": True, "project": self.project})}
+
+    def airflow_conn_env(self, conn_id: str = "google_cloud_default") -> dict[str, str]:
+        return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps(self.connection_dict()), HOST_ENV: self.url}
+
+    # -- Python twin of the control API ------------------------------------------------------
+    def ledger(self) -> dict[str, Any]:
+        return self.app.ledger()
+
+    def reset(self) -> None:
+        self.app.reset()
+
+    def configure(self, **changes: Any) -> dict[str, Any]:
+        unknown = sorted(set(changes) - set(DEFAULT_CONFIG))
+        if unknown:
+            raise ApiError(400, "invalid", f"unknown config key(s) {unknown}")
+        with self.app.lock:
+            self.app.config.update(changes)
+            if "speed" in changes:
+                self.app.clock.set_speed(float(changes["speed"]))
+            return dict(self.app.config)
+
+    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
+        """Arm a fault on ``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list`` or ``queries/get``."""
+        self.app.faults.add({"path": path, "status": status, **rule})
+        return {"faults": self.app.faults.describe()}
+
+    def clear_faults(self) -> None:
+        self.app.faults.clear()
+
+    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
+        return self.app.holds.arm({"path": path, "phase": phase, **rule})
+
+    def holds(self) -> dict[str, Any]:
+        return self.app.holds.describe()
+
+    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
+        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
+
+    def advance(self, seconds: float) -> float:
+        return self.app.clock.advance(float(seconds))
+
+    def finish(self, job_id: str) -> None:
+        """End a job now (its state is ``DONE`` on the next read)."""
+        with self.app.lock:
+            for job in self.app.jobs.values():
+                if job.job_id == job_id:
+                    now = self.app.clock.now()
+                    job.pending_until = min(job.pending_until, now)
+                    job.done_at = min(job.done_at, now)
+
+    def forget(self, job_id: str) -> None:
+        """Drop a job from the emulator's memory (its status then answers 404, as an expired history)."""
+        with self.app.lock:
+            for key in [k for k in self.app.jobs if k[1] == job_id]:
+                del self.app.jobs[key]
+
+    # -- HTTP dispatch ---------------------------------------------------------------------------
+    def handle(self, request: Request) -> Response:
+        if request.path.startswith(CONTROL_PREFIX):
+            return self._handle_control(request)
+        match = API_PATH.match(request.path)
+        if match is None:
+            return _gerror(ApiError(404, "notFound", f"No API found for '{request.method} {request.path}'"))
+        kind, job_id, cancel = match.group("kind"), match.group("job"), bool(match.group("cancel"))
+        routes = {
+            ("jobs", False, False, "POST"): "jobs/insert", ("jobs", False, False, "GET"): "jobs/list",
+            ("jobs", True, False, "GET"): "jobs/get", ("jobs", True, True, "POST"): "jobs/cancel",
+            ("queries", True, False, "GET"): "queries/get",
+        }
+        route = routes.get((kind, job_id is not None, cancel, request.method))
+        if route is None:
+            return _gerror(ApiError(405, "methodNotAllowed", f"{request.method} is not allowed on {request.path}"))
+        return self._serve(request, route, match.group("project"), job_id)
+
+    def _work(self, request: Request, route: str, project: str, job_id: str | None) -> Response:
+        app, location = self.app, request.params.get("location")
+        if route == "jobs/insert":
+            return Response(200, app.insert(project, request))
+        if route == "jobs/list":
+            return Response(200, app.list(project, request.params))
+        if route == "jobs/get":
+            return Response(200, app.get(project, str(job_id), location))
+        if route == "jobs/cancel":
+            return Response(200, app.cancel(project, str(job_id), location))
+        return Response(200, app.query_results(project, str(job_id), location))
+
+    def _serve(self, request: Request, route: str, project: str, job_id: str | None) -> Response:
+        app = self.app
+        with app.lock:
+            app.calls[route] += 1
+        fault = app.faults.take(route, request.method)
+        if fault is not None and fault.mode == "error":
+            return _gerror(fault.error())
+        held = app.holds.take(route, "before", request)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        try:
+            response = self._work(request, route, project, job_id)
+        except ApiError as err:
+            response = _gerror(err)
+        held = app.holds.take(route, "after", request)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        if fault is not None:
+            action, body = fault.apply_after_work(response.body)
+            if action == "drop":
+                return Response(drop=True)
+            if action == "error":
+                return _gerror(fault.error())
+            if action == "garbage":
+                return Response(200, raw=body, headers={"Content-Type": "text/html"})
+            response = Response(response.status, body, response.headers)
+        return response
+
+    def _post_reset(self) -> dict[str, Any]:
+        self.reset()
+        return {"reset": True}
+
+    def _post_finish(self, job_id: str) -> dict[str, Any]:
+        self.finish(job_id)
+        return {"finished": job_id}
+
+    def _handle_control(self, request: Request) -> Response:
+        name = request.path[len(CONTROL_PREFIX):].strip("/")
+        body = request.body if isinstance(request.body, dict) else {}
+        actions = {
+            ("GET", "ledger"): lambda: self.ledger(),
+            ("POST", "reset"): self._post_reset,
+            ("POST", "config"): lambda: self.configure(**body),
+            ("POST", "faults"): lambda: self.add_fault(**body),
+            ("POST", "holds"): lambda: self.add_hold(**body),
+            ("GET", "holds"): lambda: self.holds(),
+            ("POST", "release"): lambda: {"released": self.release(body.get("id"), bool(body.get("abandon")))},
+            ("POST", "finish"): lambda: self._post_finish(str(body.get("job_id"))),
+        }
+        action = actions.get((request.method, name))
+        if action is None:
+            return _gerror(ApiError(404, "notFound", f"No control API '{request.method} {request.path}'"))
+        try:
+            return Response(200, action())
+        except TypeError as err:
+            return _gerror(ApiError(400, "invalid", str(err)))
+        except ApiError as err:
+            return _gerror(err)
+
+
+def _gerror(err: ApiError) -> Response:
+    """Google's JSON error body (``{"error": {"code", "message", "errors": [{"reason"}], "status"}}``)."""
+    reason = err.error_code
+    body = {"error": {"code": err.status, "message": err.message,
+                      "errors": [{"message": err.message, "domain": "global", "reason": reason}],
+                      "status": _STATUS_NAMES.get(err.status, "UNKNOWN")}}
+    return Response(err.status, body, dict(err.headers))
+
+
+_AIO_ORIGINAL: Any = None
+
+
+@contextlib.contextmanager
+def route_aio() -> Iterator[None]:
+    """Let gcloud-aio-bigquery take ``BIGQUERY_EMULATOR_HOST`` with a scheme (as google-cloud-bigquery does)."""
+    installed = install_aio_route()
+    try:
+        yield
+    finally:
+        if installed:
+            uninstall_aio_route()
+
+
+def install_aio_route() -> bool:
+    """Wrap ``gcloud.aio.bigquery.bigquery.init_api_root``: a ``BIGQUERY_EMULATOR_HOST`` that starts with
+    ``http://`` is the API root itself (plus ``/bigquery/v2``), an emulator (no token); any other value keeps
+    the library's own behaviour. False when already installed."""
+    global _AIO_ORIGINAL
+    from gcloud.aio.bigquery import bigquery as aio
+
+    if _AIO_ORIGINAL is not None:
+        return False
+    original = _AIO_ORIGINAL = aio.init_api_root
+
+    def init_api_root(api_root: str | None, api_is_dev: bool | None = None) -> tuple[bool, str]:
+        host = os.environ.get(HOST_ENV, "")
+        if not api_root and host.startswith(("http://", "https://")):
+            return True, f"{host.rstrip('/')}/bigquery/v2"
+        return original(api_root, api_is_dev)
+
+    aio.init_api_root = init_api_root
+    return True
+
+
+def uninstall_aio_route() -> None:
+    global _AIO_ORIGINAL
+    from gcloud.aio.bigquery import bigquery as aio
+
+    if _AIO_ORIGINAL is not None:
+        aio.init_api_root = _AIO_ORIGINAL
+        _AIO_ORIGINAL = None
+
+
+def route_from_env() -> bool:
+    """For processes a test starts (Airflow's): with ``BIGQUERY_EMULATOR_HOST`` set to a URL, install the
+    gcloud-aio wrapper (google-cloud-bigquery needs nothing)."""
+    if not os.environ.get(HOST_ENV, "").startswith(("http://", "https://")):
+        return False
+    install_aio_route()
+    return True
