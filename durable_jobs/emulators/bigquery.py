@@ -23,7 +23,9 @@ Where the clients send their requests, and how they get here without touching ou
 
 Request pipeline: count -> fault ``error`` (no work) -> hold ``before`` -> the work -> hold ``after`` ->
 after-work fault (``lose_reply``, ``reset``, ``garbage``, ``slow``, ``rewrite``). Fault and hold routes:
-``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list``, ``queries/get``.
+``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list``, ``queries/get``; prefixed with a project
+(``<project>/jobs/get``) a rule reaches that project's requests only, so that concurrent tests (each with its
+own project) share one emulator, as they must share the one ``BIGQUERY_EMULATOR_HOST``.
 """
 
 from __future__ import annotations
@@ -170,17 +172,19 @@ class BigQueryEmulator(LoopbackEmulator):
         app = self.app
         with app.lock:
             app.calls[route] += 1
-        fault = app.faults.take(route, request.method)
+        # a rule on "<project>/<route>" reaches that project only (one emulator, many isolated tenants)
+        scoped = f"{project}/{route}"
+        fault = app.faults.take(scoped, request.method) or app.faults.take(route, request.method)
         if fault is not None and fault.mode == "error":
             return _gerror(fault.error())
-        held = app.holds.take(route, "before", request)
+        held = app.holds.take(scoped, "before", request) or app.holds.take(route, "before", request)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)
         try:
             response = self._work(request, route, project, job_id)
         except ApiError as err:
             response = _gerror(err)
-        held = app.holds.take(route, "after", request)
+        held = app.holds.take(scoped, "after", request) or app.holds.take(route, "after", request)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)
         if fault is not None:

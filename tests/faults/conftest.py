@@ -27,7 +27,7 @@ from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 
 PATHS = ("sync", "deferrable")
 #: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
-VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api")
+VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api", "bigquery")
 CONCURRENCY = 16
 
 
@@ -53,6 +53,12 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             emulator = DatabricksEmulator().start()
             stop.append(emulator.stop)
             made[cell] = DatabricksTarget(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
+            continue
+        if vendor == "bigquery":
+            from targets_bigquery import BigQueryTarget
+
+            made[cell] = BigQueryTarget(cell)
+            stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":
             target = SnowflakeTarget(cell)
