@@ -179,7 +179,21 @@ _GOOGLE_BIGQUERY: tuple[Service, ...] = (
         ),
     ),
 )
-_GOOGLE_DATAPROC: tuple[Service, ...] = ()
+_GOOGLE_DATAPROC: tuple[Service, ...] = (
+    Service(
+        key="dataproc_jobs", name="Google Cloud Dataproc jobs", unit="job", tags=("google",),
+        doc_url="https://cloud.google.com/dataproc/docs/reference/rpc/google.cloud.dataproc.v1#jobcontroller",
+        client="durable_jobs.hooks.google_dataproc.DataprocJobClient",
+        batch_status='ListJobs (filter "status.state = ACTIVE"), then one GetJob per job that left it',
+        emulator="the Dataproc gRPC emulator (durable_jobs.emulators.dataproc)",
+        operators=(
+            Operator("DataprocSubmitJobOperator", "durable_jobs.operators.google.dataproc",
+                     f"{_GOOGLE}.dataproc.DataprocSubmitJobOperator",
+                     "`request_id` (and in the job's `reference.job_id`; a resend returns the first job)",
+                     crash="dataproc_jobs"),
+        ),
+    ),
+)
 
 FAMILIES: tuple[Family, ...] = (
     Family(

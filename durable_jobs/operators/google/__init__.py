@@ -6,5 +6,6 @@
 from __future__ import annotations
 
 from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
+from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
 
-__all__ = ["BigQueryInsertJobOperator"]
+__all__ = ["BigQueryInsertJobOperator", "DataprocSubmitJobOperator"]

@@ -1,0 +1,330 @@
+"""A loopback emulator of Dataproc's JobController and BatchController (and the long-running
+operations the batch client reads), over gRPC, for the real ``google-cloud-dataproc`` clients::
+
+    with DataprocEmulator() as emu, emu.routed():         # DataprocHook's clients now reach 127.0.0.1
+        os.environ.update(emu.airflow_conn_env())         # AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT: is_anonymous
+        DataprocHook().submit_job(job={...}, project_id="emulator-project", region="europe-west1",
+                                  request_id="k1")
+        assert emu.created("job") == 1
+
+Where the hooks send their calls: ``DataprocHook`` 22.8 builds every client with
+``client_options=get_client_options(api_endpoint_override=f"{region}-dataproc.googleapis.com:443")`` and
+the client opens a TLS channel to it; no connection extra or environment variable names another host
+(``api_endpoint`` comes from the region, and ``GOOGLE_CLOUD_UNIVERSE_DOMAIN`` only changes the domain).
+So :meth:`routed` (and :func:`route_hooks`) replace, at the boundary where the hook builds a vendor client,
+``DataprocHook.get_job_client`` / ``get_batch_client`` and ``DataprocAsyncHook.get_job_client`` /
+``get_batch_client`` / ``get_template_client`` by the same clients over an insecure channel to
+``127.0.0.1:<port>``. The hook still resolves the connection's credentials (``is_anonymous``: Google's
+``AnonymousCredentials``) and everything else — request building, the clients' own retries, operation
+polling, error mapping — is the official code, unchanged. A crash stack's Airflow processes get the same
+from ``tests/crash/google_route/sitecustomize.py``, which calls :func:`route_from_env`.
+
+Faults (``inject``): a method's call answers an error ``code`` (``UNAVAILABLE`` for a 5xx, ``RESOURCE_EXHAUSTED``
+for a 429) before any work, or, with ``after=True``, after the work is done (a lost reply: the job exists,
+the caller sees an error). The ledger (``ledger()``) lists every create with its ``request_id`` and whether
+it created anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from typing import Any
+
+import grpc
+from google.cloud.dataproc_v1 import types as t
+from google.longrunning import operations_pb2
+from google.protobuf import any_pb2, empty_pb2
+
+from durable_jobs.emulators._dataproc_model import DataprocModel, RpcError, Workload
+
+PROJECT = "emulator-project"
+REGION = "europe-west1"
+#: The environment variable :func:`route_from_env` reads (``127.0.0.1:<port>``).
+ROUTE_ENV = "DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS"
+_JOBS = "google.cloud.dataproc.v1.JobController"
+_BATCHES = "google.cloud.dataproc.v1.BatchController"
+_OPERATIONS = "google.longrunning.Operations"
+
+
+class DataprocEmulator:
+    """The server: start/stop (or a ``with`` block), its address, faults, holds and the ledger."""
+
+    def __init__(self, *, run_seconds: float = 1.0) -> None:
+        self.model = DataprocModel(run_seconds=run_seconds)
+        self._faults: dict[str, list[tuple[str, bool, float]]] = {}
+        self._lock = threading.Lock()
+        self._server: grpc.Server | None = None
+        self.port = 0
+        self.calls: dict[str, int] = {}
+
+    # ---------------------------------------------------------------- lifecycle
+    def start(self) -> DataprocEmulator:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
+        server.add_generic_rpc_handlers(self._handlers())
+        self.port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self._server = server
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop(grace=0).wait(5)
+            self._server = None
+
+    def __enter__(self) -> DataprocEmulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def airflow_conn_env(self, conn_id: str = "google_cloud_default") -> dict[str, str]:
+        """A ``google_cloud_platform`` connection with anonymous credentials and the emulator's project."""
+        import json
+
+        extra = {"is_anonymous": True, "project": PROJECT}
+        return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps({"conn_type": "google_cloud_platform", "extra": extra})}
+
+    @contextlib.contextmanager
+    def routed(self) -> Iterator[DataprocEmulator]:
+        """Send every ``DataprocHook``'s and ``DataprocAsyncHook``'s calls here while the block runs."""
+        with route_hooks(self.address):
+            yield self
+
+    # ---------------------------------------------------------------- test controls
+    def inject(self, method: str, code: str = "UNAVAILABLE", *, times: int = 1, after: bool = False,
+               delay: float = 0.0) -> None:
+        """The next ``times`` calls of ``method`` (``SubmitJob``, ``GetJob``, ``CreateBatch``, ...) fail."""
+        with self._lock:
+            self._faults.setdefault(method, []).extend([(code, after, delay)] * times)
+
+    def hold(self, on: bool = True) -> None:
+        """Keep every job and batch RUNNING (after PENDING) until released or finished."""
+        self.model.held = on
+
+    def finish(self, kind: str, ident: str, state: str) -> None:
+        self.model.finish(kind, ident, state)
+
+    def ledger(self) -> list[dict[str, Any]]:
+        with self.model.lock:
+            return [dict(e) for e in self.model.ledger]
+
+    def created(self, kind: str) -> int:
+        op = "SubmitJob" if kind == "job" else "CreateBatch"
+        return sum(1 for e in self.ledger() if e["op"] == op and e.get("created"))
+
+    def job_states(self) -> dict[str, str]:
+        with self.model.lock:
+            return {k[2]: v.state(self.model.clock(), self.model.held) for k, v in self.model.jobs.items()}
+
+    def batch_states(self) -> dict[str, str]:
+        with self.model.lock:
+            return {v.id: v.state(self.model.clock(), self.model.held) for v in self.model.batches.values()}
+
+    # ---------------------------------------------------------------- the RPCs
+    def _handlers(self) -> list[grpc.GenericRpcHandler]:
+        def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(method, fn), request_deserializer=req, response_serializer=resp)
+
+        pb = operations_pb2
+        return [
+            grpc.method_handlers_generic_handler(_JOBS, {
+                "SubmitJob": unary("SubmitJob", self._submit_job, t.SubmitJobRequest.deserialize, t.Job.serialize),
+                "GetJob": unary("GetJob", self._get_job, t.GetJobRequest.deserialize, t.Job.serialize),
+                "ListJobs": unary("ListJobs", self._list_jobs, t.ListJobsRequest.deserialize,
+                                  t.ListJobsResponse.serialize),
+                "CancelJob": unary("CancelJob", self._cancel_job, t.CancelJobRequest.deserialize, t.Job.serialize),
+            }),
+            grpc.method_handlers_generic_handler(_BATCHES, {
+                "CreateBatch": unary("CreateBatch", self._create_batch, t.CreateBatchRequest.deserialize,
+                                     pb.Operation.SerializeToString),
+                "GetBatch": unary("GetBatch", self._get_batch, t.GetBatchRequest.deserialize, t.Batch.serialize),
+                "ListBatches": unary("ListBatches", self._list_batches, t.ListBatchesRequest.deserialize,
+                                     t.ListBatchesResponse.serialize),
+                "DeleteBatch": unary("DeleteBatch", self._delete_batch, t.DeleteBatchRequest.deserialize,
+                                     empty_pb2.Empty.SerializeToString),
+            }),
+            grpc.method_handlers_generic_handler(_OPERATIONS, {
+                "GetOperation": unary("GetOperation", self._get_operation, pb.GetOperationRequest.FromString,
+                                      pb.Operation.SerializeToString),
+                "CancelOperation": unary("CancelOperation", self._cancel_operation,
+                                         pb.CancelOperationRequest.FromString, empty_pb2.Empty.SerializeToString),
+            }),
+        ]
+
+    def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+        def handler(request: Any, context: grpc.ServicerContext) -> Any:
+            with self._lock:
+                self.calls[method] = self.calls.get(method, 0) + 1
+                queue = self._faults.get(method) or []
+                fault = queue.pop(0) if queue else None
+            if fault and fault[2]:
+                time.sleep(fault[2])
+            if fault and not fault[1]:
+                context.abort(getattr(grpc.StatusCode, fault[0]), f"emulated {fault[0]} (before the work)")
+            try:
+                reply = fn(request)
+            except RpcError as err:
+                context.abort(getattr(grpc.StatusCode, err.code), err.message)
+            if fault:  # after=True: the work is done, the reply is lost
+                context.abort(getattr(grpc.StatusCode, fault[0]), f"emulated {fault[0]} (the reply was lost)")
+            return reply
+
+        return handler
+
+    def _submit_job(self, req: t.SubmitJobRequest) -> t.Job:
+        return self.model.submit_job(req.project_id, req.region, req.job, req.request_id)
+
+    def _get_job(self, req: t.GetJobRequest) -> t.Job:
+        with self.model.lock:
+            return self.model.job_view(self.model.job(req.project_id, req.region, req.job_id))
+
+    def _list_jobs(self, req: t.ListJobsRequest) -> t.ListJobsResponse:
+        jobs = self.model.list_jobs(req.project_id, req.region, req.job_state_matcher.name, req.filter)
+        start = int(req.page_token or 0)
+        size = req.page_size or 100
+        page = jobs[start:start + size]
+        token = str(start + size) if start + size < len(jobs) else ""
+        return t.ListJobsResponse(jobs=page, next_page_token=token)
+
+    def _cancel_job(self, req: t.CancelJobRequest) -> t.Job:
+        return self.model.cancel_job(req.project_id, req.region, req.job_id)
+
+    def _create_batch(self, req: t.CreateBatchRequest) -> operations_pb2.Operation:
+        item = self.model.create_batch(req.parent, req.batch, req.batch_id, req.request_id)
+        return self._operation(item)
+
+    def _operation(self, item: Workload) -> operations_pb2.Operation:
+        with self.model.lock:
+            batch = self.model.batch_view(item)
+        meta = t.BatchOperationMetadata(batch=batch.name, batch_uuid=batch.uuid,
+                                        operation_type=t.BatchOperationMetadata.BatchOperationType.BATCH)
+        op = operations_pb2.Operation(name=item.operation)
+        op.metadata.CopyFrom(_pack(t.BatchOperationMetadata.pb(meta)))
+        state = batch.state.name
+        if state in ("SUCCEEDED", "FAILED", "CANCELLED"):
+            op.done = True
+            if state == "SUCCEEDED":
+                op.response.CopyFrom(_pack(t.Batch.pb(batch)))
+            else:
+                op.error.code = 1 if state == "CANCELLED" else 13  # CANCELLED / INTERNAL (google.rpc.Code)
+                op.error.message = f"Batch {batch.name} {state.lower()}"
+        return op
+
+    def _get_batch(self, req: t.GetBatchRequest) -> t.Batch:
+        with self.model.lock:
+            return self.model.batch_view(self.model.batch(req.name))
+
+    def _list_batches(self, req: t.ListBatchesRequest) -> t.ListBatchesResponse:
+        batches = self.model.list_batches(req.parent, req.filter)
+        start = int(req.page_token or 0)
+        size = min(req.page_size or 20, 1000)
+        token = str(start + size) if start + size < len(batches) else ""
+        return t.ListBatchesResponse(batches=batches[start:start + size], next_page_token=token)
+
+    def _delete_batch(self, req: t.DeleteBatchRequest) -> empty_pb2.Empty:
+        self.model.delete_batch(req.name)
+        return empty_pb2.Empty()
+
+    def _get_operation(self, req: operations_pb2.GetOperationRequest) -> operations_pb2.Operation:
+        item = self.model.operations.get(req.name)
+        if item is None:
+            raise RpcError("NOT_FOUND", f"Operation {req.name} not found")
+        return self._operation(item)
+
+    def _cancel_operation(self, req: operations_pb2.CancelOperationRequest) -> empty_pb2.Empty:
+        item = self.model.operations.get(req.name)
+        if item is None:
+            raise RpcError("NOT_FOUND", f"Operation {req.name} not found")
+        self.model.cancel_batch(item)
+        return empty_pb2.Empty()
+
+
+def _pack(message: Any) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+# -------------------------------------------------------------------- routing the official hooks
+@contextlib.contextmanager
+def route_hooks(address: str) -> Iterator[None]:
+    """``DataprocHook`` / ``DataprocAsyncHook`` build their clients over an insecure channel to ``address``."""
+    saved = _install(address)
+    try:
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
+def route_from_env() -> None:
+    """Route for the whole process when ``DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS`` is set (crash stack)."""
+    address = os.environ.get(ROUTE_ENV)
+    if address:
+        _install(address)
+
+
+def _install(address: str) -> list[tuple[Any, str, Any]]:
+    from airflow.providers.google.cloud.hooks import dataproc as hooks
+    from google.cloud import dataproc_v1 as d
+    from google.cloud.dataproc_v1.services.batch_controller.transports import (
+        BatchControllerGrpcAsyncIOTransport,
+        BatchControllerGrpcTransport,
+    )
+    from google.cloud.dataproc_v1.services.job_controller.transports import (
+        JobControllerGrpcAsyncIOTransport,
+        JobControllerGrpcTransport,
+    )
+    from google.cloud.dataproc_v1.services.workflow_template_service.transports import (
+        WorkflowTemplateServiceGrpcAsyncIOTransport,
+    )
+
+    sync_hook, async_hook = hooks.DataprocHook, hooks.DataprocAsyncHook
+
+    def sync_factory(client_cls: Any, transport_cls: Any) -> Callable[..., Any]:
+        def get(self: Any, region: str | None = None) -> Any:
+            self.get_credentials()  # the connection's credentials are resolved as the official hook does
+            return client_cls(transport=transport_cls(channel=grpc.insecure_channel(address)),
+                              client_info=hooks.CLIENT_INFO)
+        return get
+
+    def async_factory(client_cls: Any, transport_cls: Any, cache: str | None) -> Callable[..., Any]:
+        async def get(self: Any, region: str | None = None) -> Any:
+            if cache and getattr(self, cache, None) is not None:
+                return getattr(self, cache)
+            sync = await self.get_sync_hook()
+            sync.get_credentials()
+            client = client_cls(transport=transport_cls(channel=grpc.aio.insecure_channel(address)),
+                                client_info=hooks.CLIENT_INFO)
+            if cache:
+                setattr(self, cache, client)
+            return client
+        return get
+
+    replacements = [
+        (sync_hook, "get_job_client", sync_factory(d.JobControllerClient, JobControllerGrpcTransport)),
+        (sync_hook, "get_batch_client", sync_factory(d.BatchControllerClient, BatchControllerGrpcTransport)),
+        (async_hook, "get_job_client", async_factory(d.JobControllerAsyncClient, JobControllerGrpcAsyncIOTransport,
+                                                     "_cached_client")),
+        (async_hook, "get_batch_client", async_factory(d.BatchControllerAsyncClient,
+                                                       BatchControllerGrpcAsyncIOTransport, "_cached_batch_client")),
+        (async_hook, "get_template_client", async_factory(d.WorkflowTemplateServiceAsyncClient,
+                                                          WorkflowTemplateServiceGrpcAsyncIOTransport, None)),
+    ]
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in replacements]
+    for owner, name, fn in replacements:
+        setattr(owner, name, fn)
+    return saved
+
+
+__all__ = ["PROJECT", "REGION", "ROUTE_ENV", "DataprocEmulator", "route_from_env", "route_hooks"]

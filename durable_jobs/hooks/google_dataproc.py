@@ -1,0 +1,267 @@
+"""Dataproc jobs through the official ``DataprocHook`` / ``DataprocAsyncHook`` (gRPC JobController).
+
+Idempotency (``SubmitJobRequest.request_id``, Dataproc API reference): "If the server receives two
+SubmitJobRequest requests with the same id, then the second request will be ignored and the first Job
+created and stored in the backend is returned. ... The id must contain only letters (a-z, A-Z), numbers
+(0-9), underscores (_), and hyphens (-). The maximum length is 40 characters." The epoch's key is that
+``request_id``; the job's ``reference.job_id`` carries it too (``<the user's job id>-<key>`` when the user
+fixed one), so a resend after the request id is forgotten answers ``ALREADY_EXISTS`` for *our* job id, which
+we then read, instead of creating a second job.
+
+Dataproc cannot be asked for a job by its request id: ``find()`` answers None and the protocol resends the
+same request (the rule above returns the first job).
+
+Status calls are made with ``retry=None``: the client library's default retries ``GetJob`` / ``ListJobs`` on
+DEADLINE_EXCEEDED, INTERNAL and UNAVAILABLE for up to 900 s, which would hide an outage from the shared fault
+policy (``poll_error_budget``, Retry-After, the message that the job may still be running). The submit keeps
+the operator's ``retry`` (the library retries UNAVAILABLE): every resend carries the same ``request_id``.
+
+What Google does not document, and the side taken: how long a ``request_id`` is remembered (the job id
+carrying the key covers a forgotten one); what ``CancelJob`` answers for a job that already ended (best
+effort: a ``FAILED_PRECONDITION`` is logged, never a failure of ours); whether ``ATTEMPT_FAILURE`` ("applies
+to restartable jobs only") ends a job (no: it is active, the job may restart).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
+from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+
+log = logging.getLogger(__name__)
+
+#: ``google.cloud.dataproc.v1.JobStatus.State`` (the client library's enum, whose docstrings are Google's):
+#: DONE "The job has completed successfully"; ERROR "The job has completed, but encountered an error";
+#: CANCELLED "The job cancellation was successful". CANCEL_PENDING / CANCEL_STARTED end in CANCELLED;
+#: ATTEMPT_FAILURE "Job attempt has failed ... Applies to restartable jobs only": the job may restart, so
+#: it is active. STATE_UNSPECIFIED "The job state is unknown": not in the table, watched, never an end.
+JOB_STATES = StateTable(
+    vendor="Dataproc job",
+    active=frozenset({"PENDING", "SETUP_DONE", "RUNNING", "CANCEL_PENDING", "CANCEL_STARTED", "ATTEMPT_FAILURE"}),
+    succeeded=frozenset({"DONE"}),
+    failed=frozenset({"ERROR", "CANCELLED"}),
+)
+MAX_REQUEST_ID = 40
+MAX_JOB_ID = 100
+_ID_CHARS = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def request_id(nonce: str, user_token: str | None = None) -> str:
+    """The ``request_id``: the nonce (32 hex), or ``<user request id>-<nonce>`` within 40 characters (a long
+    or ill-formed user id is shortened to a digest)."""
+    if not user_token:
+        return nonce
+    prefix = str(user_token)
+    room = MAX_REQUEST_ID - 1 - len(nonce)
+    if len(prefix) > room or not _ID_CHARS.match(prefix):
+        prefix = hashlib.sha256(prefix.encode()).hexdigest()[:room]
+    return f"{prefix}-{nonce}"
+
+
+def job_reference_id(key: str, user_job_id: str | None) -> str:
+    """The job id: the key, or ``<user's job id>-<key>`` within 100 characters."""
+    if not user_job_id:
+        return key
+    room = MAX_JOB_ID - 1 - len(key)
+    prefix = str(user_job_id)
+    if len(prefix) > room or not _ID_CHARS.match(prefix):
+        prefix = hashlib.sha256(prefix.encode()).hexdigest()[:room]
+    return f"{prefix}-{key}"
+
+
+def google_classify(err: BaseException) -> Fault:
+    """google-api-core's exceptions carry the HTTP status their gRPC code maps to (UNAVAILABLE 503,
+    RESOURCE_EXHAUSTED 429, UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404); its ``RetryError``
+    (the client's own retries ran out) and google-auth's refresh errors are sorted too."""
+    from google.api_core import exceptions as gexc
+
+    for cause in chain(err):
+        if isinstance(cause, gexc.RetryError):
+            return Fault(FaultKind.TRANSIENT, f"the client's retries ran out ({cap(cause, 200)})")
+        if isinstance(cause, gexc.GoogleAPICallError) and isinstance(cause.code, int):
+            return Fault(kind_for_status(cause.code), cap(cause.message or cause, 300), cause.code)
+        if type(cause).__module__.startswith("google.auth"):
+            return Fault(FaultKind.AUTH, cap(cause, 300))
+    return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
+
+
+class _DataprocClient(JobClient):
+    """What the job and the batch clients share: connection, project, region, hooks, fault sorting."""
+
+    def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, project_id: str | None = None,
+                 impersonation_chain: str | list[str] | None = None) -> None:
+        if not region:
+            raise ValueError("region is required: the Dataproc region of the job (for example 'europe-west1')")
+        self.gcp_conn_id = gcp_conn_id
+        self.region = region
+        self.project_id = project_id
+        self.impersonation_chain = list(impersonation_chain) if isinstance(impersonation_chain, (list, tuple)) \
+            else impersonation_chain
+        self._hook: Any = None
+        self._async_hook: Any = None
+
+    def serialize(self) -> dict[str, Any]:
+        return {"gcp_conn_id": self.gcp_conn_id, "region": self.region, "project_id": self.project_id,
+                "impersonation_chain": self.impersonation_chain}
+
+    @property
+    def connection_id(self) -> str | None:
+        return self.gcp_conn_id
+
+    @property
+    def hook(self) -> Any:
+        if self._hook is None:
+            from airflow.providers.google.cloud.hooks.dataproc import DataprocHook
+
+            self._hook = DataprocHook(gcp_conn_id=self.gcp_conn_id, impersonation_chain=self.impersonation_chain)
+        return self._hook
+
+    @property
+    def async_hook(self) -> Any:
+        if self._async_hook is None:
+            from airflow.providers.google.cloud.hooks.dataproc import DataprocAsyncHook
+
+            self._async_hook = DataprocAsyncHook(gcp_conn_id=self.gcp_conn_id,
+                                                 impersonation_chain=self.impersonation_chain)
+        return self._async_hook
+
+    @property
+    def project(self) -> str:
+        """The operator's project, or the connection's (as the official hook falls back)."""
+        if not self.project_id:
+            self.project_id = self.hook.project_id
+        if not self.project_id:
+            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
+                             "pass project_id= or set the connection's 'project' extra")
+        return self.project_id
+
+    def classify(self, err: BaseException) -> Fault:
+        return google_classify(err)
+
+    @staticmethod
+    def _not_found(err: BaseException) -> bool:
+        from google.api_core.exceptions import NotFound
+
+        return any(isinstance(c, NotFound) for c in chain(err))
+
+
+class DataprocJobClient(_DataprocClient):
+    """``SubmitJob`` under ``request_id`` (and a key-derived job id); ``GetJob``; ``ListJobs`` for many."""
+
+    vendor: ClassVar[str] = "Dataproc"
+    states: ClassVar[StateTable] = JOB_STATES
+    status_endpoint: ClassVar[str] = "JobController.GetJob"
+
+    @property
+    def submit_endpoint(self) -> str:
+        return "JobController.SubmitJob"
+
+    def format_key(self, nonce: str, user_token: str | None = None) -> str:
+        return request_id(nonce, user_token)
+
+    def submit(self, request: Mapping[str, Any], key: str) -> str:
+        from google.api_core.exceptions import AlreadyExists
+        from google.api_core.gapic_v1.method import DEFAULT
+        from google.cloud.dataproc_v1 import Job
+
+        job = request["job"]
+        payload = Job.to_dict(job) if isinstance(job, Job) else copy.deepcopy(dict(job))
+        reference = dict(payload.get("reference") or {})
+        job_id = job_reference_id(key, reference.get("job_id") or None)
+        payload["reference"] = {**reference, "job_id": job_id}
+        try:
+            submitted = self.hook.submit_job(
+                project_id=self.project, region=self.region, job=payload, request_id=key,
+                retry=request.get("retry", DEFAULT), timeout=request.get("timeout"),
+                metadata=request.get("metadata") or (),
+            )
+        except AlreadyExists:
+            # the job id carries the key: the job that exists under it is ours (request id forgotten)
+            log.info("Dataproc job %s already exists: it was submitted under this key; reading it", job_id)
+            return str(self.hook.get_job(job_id=job_id, project_id=self.project, region=self.region)
+                       .reference.job_id)
+        return str(submitted.reference.job_id)
+
+    def find(self, key: str, *, since: datetime | None = None) -> None:
+        # No lookup by request id; a resend under it returns the first job (the documented rule).
+        return None
+
+    def _status(self, job: Any) -> JobStatus:
+        state = job.status.state.name
+        return JobStatus(self.phase_of(state), state, str(job.status.details or ""),
+                         raw={"job_id": job.reference.job_id, "state": state})
+
+    def status(self, job_id: Any) -> JobStatus:
+        try:
+            job = self.hook.get_job(job_id=str(job_id), project_id=self.project, region=self.region, retry=None)
+        except Exception as err:
+            if self._not_found(err):
+                return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
+            raise
+        return self._status(job)
+
+    async def astatus(self, job_id: Any) -> JobStatus:
+        try:
+            job = await self.async_hook.get_job(job_id=str(job_id), project_id=self.project_id, region=self.region,
+                                                retry=None)
+        except Exception as err:
+            if self._not_found(err):
+                return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
+            raise
+        return self._status(job)
+
+    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+        """One ``ListJobs`` with ``filter="status.state = ACTIVE"`` (paged) for two or more jobs; a job it does
+        not show has left the active states and is read with ``GetJob`` (once, as per-job polling would)."""
+        ids = list(job_ids)
+        if len(ids) < 2:
+            return await super().astatuses(ids)
+        client = await self.async_hook.get_job_client(region=self.region)
+        pager = await client.list_jobs(request={"project_id": self.project_id, "region": self.region,
+                                                "filter": "status.state = ACTIVE"}, retry=None)
+        active = {}
+        async for job in pager:
+            active[job.reference.job_id] = self._status(job)
+        out = {i: active[str(i)] for i in ids if str(i) in active}
+        rest = [i for i in ids if i not in out]
+        if rest:
+            out.update(await super().astatuses(rest))
+        return out
+
+    def cancel(self, job_id: Any) -> None:
+        from google.api_core.exceptions import FailedPrecondition
+
+        try:
+            self.hook.cancel_job(job_id=str(job_id), project_id=self.project, region=self.region)
+        except FailedPrecondition as err:  # the job already ended: nothing to cancel
+            log.info("Dataproc did not cancel job %s: %s", job_id, cap(err, 200))
+
+    def status_from_official_event(self, event: Mapping[str, Any]) -> JobStatus | None:
+        """``DataprocSubmitTrigger`` yields ``{"job_id", "job_state", "job"}`` once the job ended."""
+        state = event.get("job_state")
+        if isinstance(state, str) and self.phase_of(state) in (JobPhase.SUCCEEDED, JobPhase.FAILED):
+            return JobStatus(self.phase_of(state), state, "the official trigger reported it")
+        return None
+
+    def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
+        """What the official ``execute_complete`` reads: it fails only on ERROR / CANCELLED, so any end that is
+        not DONE is reported as ERROR (a task switched back to the official import while deferred)."""
+        state = status.state if status.state in ("DONE", "CANCELLED") else "ERROR"
+        return {"job_state": state, "job": {"job_id": str(job_id), "state": status.state}}
+
+    def url(self, job_id: Any) -> str | None:
+        from airflow.providers.google.cloud.links.dataproc import DATAPROC_JOB_LINK
+
+        return DATAPROC_JOB_LINK.format(region=self.region, project_id=self.project_id, job_id=job_id)
+
+    async def aclose(self) -> None:
+        client = getattr(self._async_hook, "_cached_client", None)
+        if client is not None:
+            await client.transport.close()
