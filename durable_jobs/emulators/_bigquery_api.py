@@ -107,24 +107,39 @@ class BigQueryApp:
             self.jobs: dict[tuple[str, str], Job] = {}
             self.inserts: list[dict[str, Any]] = []
             self.cancels: list[str] = []
+            self.cancelled_running: list[str] = []
             self.calls: Counter[str] = Counter()
             self.config = dict(DEFAULT_CONFIG)
             self.clock = Clock()
+            #: per-project clocks and config overrides: tenants of one emulator steer their own jobs
+            self.clocks: dict[str, Clock] = {}
+            self.project_config: dict[str, dict[str, Any]] = {}
             self.faults.clear()
             self.holds.clear()
 
-    def ledger(self) -> dict[str, Any]:
+    def clock_for(self, project: str) -> Clock:
         with self.lock:
-            now = self.clock.now()
+            return self.clocks.get(project, self.clock)
+
+    def setting(self, project: str, name: str) -> Any:
+        return self.project_config.get(project, {}).get(name, self.config[name])
+
+    def ledger(self, project: str | None = None) -> dict[str, Any]:
+        with self.lock:
+            mine = [j for j in self.jobs.values() if project is None or j.project == project]
+            inserts = [dict(i) for i in self.inserts if project is None or i["project"] == project]
+            ids = {j.job_id for j in mine}
             return {
-                "requests": len(self.inserts),
-                "created": sum(1 for i in self.inserts if i["created"]),
-                "duplicates_detected": sum(1 for i in self.inserts if i["duplicate"]),
-                "inserts": [dict(i) for i in self.inserts],
-                "jobs": {j.job_id: {"state": j.state(now), "error": j.error_result(now), "project": j.project,
+                "requests": len(inserts),
+                "created": sum(1 for i in inserts if i["created"]),
+                "duplicates_detected": sum(1 for i in inserts if i["duplicate"]),
+                "inserts": inserts,
+                "jobs": {j.job_id: {"state": j.state(self.clock_for(j.project).now()),
+                                    "error": j.error_result(self.clock_for(j.project).now()), "project": j.project,
                                     "location": j.location, "cancelled": j.cancelled_at is not None}
-                         for j in self.jobs.values()},
-                "cancels": list(self.cancels),
+                         for j in mine},
+                "cancels": [c for c in self.cancels if project is None or c in ids],
+                "cancelled_running": [c for c in self.cancelled_running if project is None or c in ids],
                 "calls": dict(self.calls),
             }
 
@@ -142,7 +157,7 @@ class BigQueryApp:
         location = str(ref.get("location") or "US")
         dry_run = bool(configuration.get("dryRun"))
         with self.lock:
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             entry = {"job_id": job_id, "project": project, "location": location, "dry_run": dry_run,
                      "created": False, "duplicate": False, "ts": time.time(),
                      "query": str((configuration.get("query") or {}).get("query", ""))[:500],
@@ -162,8 +177,8 @@ class BigQueryApp:
 
     def _new_job(self, project: str, job_id: str, location: str, configuration: dict[str, Any],
                  now: float) -> Job:
-        pending, run = float(self.config["pending_seconds"]), float(self.config["run_seconds"])
-        fails = bool(re.search(self.config["fail_pattern"], json.dumps(configuration)))
+        pending, run = float(self.setting(project, "pending_seconds")), float(self.setting(project, "run_seconds"))
+        fails = bool(re.search(self.setting(project, "fail_pattern"), json.dumps(configuration)))
         return Job(project, job_id, location, dict(configuration), now, time.time(), now + pending,
                    now + pending + run, fails)
 
@@ -179,23 +194,24 @@ class BigQueryApp:
         with self.lock:
             job = self.job(project, job_id, location)
             job.gets += 1
-            return job.resource(self.clock.now(), self.base_url)
+            return job.resource(self.clock_for(project).now(), self.base_url)
 
     def cancel(self, project: str, job_id: str, location: str | None) -> dict[str, Any]:
         """"Requests that a job be cancelled. This call will return immediately, and the client will need to
         poll for the job status": a running job reaches DONE (``stopped``) on the next status read."""
         with self.lock:
             job = self.job(project, job_id, location)
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             self.cancels.append(job_id)
             if job.state(now) != "DONE" and job.cancelled_at is None:
                 job.cancelled_at = now
+                self.cancelled_running.append(job_id)
             return {"kind": "bigquery#jobCancelResponse", "job": job.resource(now, self.base_url)}
 
     def list(self, project: str, params: dict[str, Any]) -> dict[str, Any]:
         wanted = _state_filter(params)
         with self.lock:
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             jobs = [j for j in self.jobs.values() if j.project == project
                     and (not wanted or j.state(now).lower() in wanted)]
             jobs.sort(key=lambda j: j.created, reverse=True)  # "in reverse chronological order"
@@ -212,7 +228,7 @@ class BigQueryApp:
     def query_results(self, project: str, job_id: str, location: str | None) -> dict[str, Any]:
         with self.lock:
             job = self.job(project, job_id, location)
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             ref = {"projectId": project, "jobId": job_id, "location": job.location}
             if job.state(now) != "DONE":
                 return {"kind": "bigquery#getQueryResultsResponse", "jobReference": ref, "jobComplete": False}

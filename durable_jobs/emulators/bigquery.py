@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from durable_jobs.emulators._bigquery_api import DEFAULT_CONFIG, BigQueryApp
+from durable_jobs.emulators._faults import Clock
 from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
 
 API_PATH = re.compile(
@@ -87,8 +88,9 @@ class BigQueryEmulator(LoopbackEmulator):
         return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps(self.connection_dict()), HOST_ENV: self.url}
 
     # -- Python twin of the control API ------------------------------------------------------
-    def ledger(self) -> dict[str, Any]:
-        return self.app.ledger()
+    def ledger(self, project: str | None = None) -> dict[str, Any]:
+        """Every insert and job; with ``project``, that project's only."""
+        return self.app.ledger(project)
 
     def reset(self) -> None:
         self.app.reset()
@@ -102,6 +104,18 @@ class BigQueryEmulator(LoopbackEmulator):
             if "speed" in changes:
                 self.app.clock.set_speed(float(changes["speed"]))
             return dict(self.app.config)
+
+    def configure_project(self, project: str, **changes: Any) -> dict[str, Any]:
+        """Settings for one project's jobs only (``speed`` gives it a clock of its own: freeze one tenant)."""
+        unknown = sorted(set(changes) - set(DEFAULT_CONFIG))
+        if unknown:
+            raise ApiError(400, "invalid", f"unknown config key(s) {unknown}")
+        with self.app.lock:
+            if "speed" in changes:
+                clock = self.app.clocks.setdefault(project, _clone(self.app.clock))
+                clock.set_speed(float(changes["speed"]))
+            self.app.project_config.setdefault(project, {}).update(changes)
+            return dict(self.app.project_config[project])
 
     def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
         """Arm a fault on ``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list`` or ``queries/get``."""
@@ -120,15 +134,16 @@ class BigQueryEmulator(LoopbackEmulator):
     def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
         return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
 
-    def advance(self, seconds: float) -> float:
-        return self.app.clock.advance(float(seconds))
+    def advance(self, seconds: float, project: str | None = None) -> float:
+        clock = self.app.clock if project is None else self.app.clock_for(project)
+        return clock.advance(float(seconds))
 
     def finish(self, job_id: str) -> None:
         """End a job now (its state is ``DONE`` on the next read)."""
         with self.app.lock:
             for job in self.app.jobs.values():
                 if job.job_id == job_id:
-                    now = self.app.clock.now()
+                    now = self.app.clock_for(job.project).now()
                     job.pending_until = min(job.pending_until, now)
                     job.done_at = min(job.done_at, now)
 
@@ -228,6 +243,13 @@ class BigQueryEmulator(LoopbackEmulator):
             return _gerror(ApiError(400, "invalid", str(err)))
         except ApiError as err:
             return _gerror(err)
+
+
+def _clone(clock: Clock) -> Clock:
+    """A clock that starts where ``clock`` stands (a project's jobs keep their times when it gets its own)."""
+    own = Clock(clock.speed)
+    own.advance(clock.now())
+    return own
 
 
 def _gerror(err: ApiError) -> Response:

@@ -48,7 +48,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
-    fleet = stack = aws_fleet = sf_fleet = None
+    fleet = stack = aws_fleet = sf_fleet = bq_fleet = None
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
@@ -65,6 +65,15 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             sf_fleet = SnowflakeFleet([c.key for c in snowflake])
             env.update(sf_fleet.conn_env({c.conn_id: c.key for c in snowflake}))
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
+        bigquery = [c for c in cells if c.scenario.vendor == "bigquery"]
+        if bigquery:  # one BigQuery emulator, a project per cell (tests/crash/crash_bigquery.py)
+            from crash_bigquery import ROUTE_DIR as GOOGLE_ROUTE_DIR
+            from crash_bigquery import BigQueryFleet
+
+            bq_fleet = BigQueryFleet([c.key for c in bigquery])
+            env.update(bq_fleet.conn_env({c.conn_id: c.key for c in bigquery}))
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
+                                                            os.environ.get("PYTHONPATH", "")) if p)
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
@@ -76,6 +85,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         emulators = {c.id: Emulator(fleet.urls[c.key]) for c in dbx}
         emulators.update({c.id: aws_fleet.vendors[c.key] for c in aws})
         emulators.update({c.id: sf_fleet.emulators[c.key] for c in snowflake})
+        emulators.update({c.id: bq_fleet.tenants[c.key] for c in bigquery})  # type: ignore[union-attr]
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -87,6 +97,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             aws_fleet.stop()
         if sf_fleet is not None:
             sf_fleet.stop()
+        if bq_fleet is not None:
+            bq_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

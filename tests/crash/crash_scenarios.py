@@ -961,6 +961,10 @@ from crash_snowflake import SNOWFLAKE_SCENARIOS, SnowflakeCellRun  # noqa: E402 
 
 SCENARIOS.update({s.name: s for s in SNOWFLAKE_SCENARIOS})
 
+from crash_bigquery import BIGQUERY_SCENARIOS, BigQueryCellRun  # noqa: E402 - builds on CellRun above
+
+SCENARIOS.update({s.name: s for s in BIGQUERY_SCENARIOS})
+
 
 def all_cells() -> list[Cell]:
     return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS
@@ -970,6 +974,7 @@ def all_cells() -> list[Cell]:
 def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     vendor = cell.scenario.vendor
     kind = AwsCellRun if vendor in AWS_SERVICES else SnowflakeCellRun if vendor == "snowflake" else CellRun
+    kind = BigQueryCellRun if vendor == "bigquery" else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:

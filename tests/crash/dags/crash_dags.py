@@ -117,6 +117,23 @@ def _snowflake_task(cell: dict) -> None:
     op(**kwargs)
 
 
+def _bigquery_task(cell: dict) -> None:
+    """The cell's BigQuery insert job, ours or the official one, on its own connection (its own project)."""
+    from airflow.providers.google.cloud.operators import bigquery as official_bigquery
+
+    from durable_jobs.operators.google import bigquery as ours_bigquery
+
+    ours = cell["operator"] == "ours"
+    op = ours_bigquery.BigQueryInsertJobOperator if ours else official_bigquery.BigQueryInsertJobOperator
+    kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], location="US", poll_interval=1,
+                  configuration={"query": {"query": f"INSERT INTO crash.cells SELECT '{cell['dag_id']}'",
+                                           "useLegacySql": False}},
+                  deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
 def _task_args(cell: dict) -> dict:
     """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
     args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
@@ -132,6 +149,10 @@ for cell in _cells():
     ) as dag:
         if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena"):  # tests/crash/crash_aws.py SERVICES
             _aws_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "bigquery":  # tests/crash/crash_bigquery.py
+            _bigquery_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
         if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py

@@ -1,0 +1,51 @@
+"""On the crash stack's PYTHONPATH only: route the official Google hooks to the cells' emulators.
+
+Every Airflow process (worker, triggerer, DAG processor) imports this at start-up. One section per service;
+each acts only when its own environment variable is set, and changes nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Run ``then()`` once, right after module ``target`` is first imported."""
+
+    def __init__(self, target: str, then: Callable[[], object]):
+        self.target, self.then = target, then
+
+    def find_spec(self, name, path, target=None):  # noqa: ANN001 - the importlib protocol
+        if name != self.target:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        loader_exec, then = spec.loader.exec_module, self.then
+
+        def exec_module(module):  # noqa: ANN001
+            loader_exec(module)
+            then()
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+# ---------------------------------------------------------------------------------------------- BigQuery
+# google-cloud-bigquery takes BIGQUERY_EMULATOR_HOST (a URL) as it is; gcloud-aio-bigquery (the official
+# trigger's cancel) is taught to take it too, once its module is imported (durable_jobs.emulators.bigquery).
+def _route_bigquery() -> None:
+    from durable_jobs.emulators.bigquery import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("BIGQUERY_EMULATOR_HOST", "").startswith("http"):
+    sys.meta_path.insert(0, _AfterImport("gcloud.aio.bigquery.bigquery", _route_bigquery))
+
+# ---------------------------------------------------------------------------------------------- Dataproc
