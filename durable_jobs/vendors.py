@@ -110,8 +110,10 @@ class Family:
     submit_paths: tuple[str, ...] = ()
     #: One-shot status reads (a task calling one on another task's job is polling it).
     status_methods: frozenset[str] = frozenset()
-    #: Operators that return on acceptance unless told otherwise: class name -> the argument.
-    wait_off_by_default: dict[str, str] = field(default_factory=dict)
+    #: Official operators that return on acceptance unless told otherwise: class name -> the argument that
+    #: turns the wait on (None: only ``deferrable=True`` makes them wait, or nothing does). Read from the
+    #: providers' own signatures and ``execute()`` code at our pins.
+    wait_off_by_default: dict[str, str | None] = field(default_factory=dict)
     #: Official operators (full class paths) that checkpoint their synchronous path with the
     #: SDK's ``ResumableJobMixin`` themselves.
     official_resumable: frozenset[str] = frozenset()
@@ -290,7 +292,24 @@ FAMILIES: tuple[Family, ...] = (
             "get_job_state", "get_query_status", "get_query_execution", "describe_statement",
             "describe_training_job", "describe_execution", "get_job_run_status",
         }),
-        wait_off_by_default={"EmrAddStepsOperator": "wait_for_completion"},
+        wait_off_by_default={  # amazon 9.39: a wait_for_completion that defaults to False, or no wait at all
+            **dict.fromkeys((
+                "EmrAddStepsOperator", "EC2CreateInstanceOperator", "EC2TerminateInstanceOperator",
+                "EC2RebootInstanceOperator", "EC2HibernateInstanceOperator", "EmrStartNotebookExecutionOperator",
+                "EmrStopNotebookExecutionOperator", "LambdaCreateFunctionOperator", "MwaaTriggerDagRunOperator",
+                "RedshiftCreateClusterOperator", "RedshiftCreateClusterSnapshotOperator",
+                "RedshiftResumeClusterOperator", "RedshiftPauseClusterOperator", "SageMakerStartPipelineOperator",
+                "SageMakerStopPipelineOperator", "EksCreateClusterOperator", "EksCreateNodegroupOperator",
+                "EksCreateFargateProfileOperator", "EksDeleteClusterOperator", "EksDeleteNodegroupOperator",
+                "EksDeleteFargateProfileOperator",
+            ), "wait_for_completion"),
+            "EmrCreateJobFlowOperator": "wait_policy",
+            **dict.fromkeys((
+                "CloudFormationCreateStackOperator", "CloudFormationDeleteStackOperator", "GlacierCreateJobOperator",
+                "DmsStartTaskOperator", "MwaaServerlessStartWorkflowRunOperator", "StepFunctionStartExecutionOperator",
+                "OpenSearchServerlessCreateCollectionOperator",
+            ), None),
+        },
         official_resumable=frozenset({f"{_AWS}.glue.GlueJobOperator", f"{_AWS}.redshift_data.RedshiftDataOperator"}),
     ),
     Family(
@@ -321,6 +340,9 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         key="google", name="Google Cloud", extra="google", provider="apache-airflow-providers-google",
         docs="docs/google.md", demo="durable_jobs.demo.google:section",
+        # google 22.8: no wait parameter in their execute()
+        wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
+                                           "CloudDataTransferServiceCreateJobOperator"), None),
         services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC),
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)

@@ -21,8 +21,8 @@ SUBMIT_RECEIVERS = tuple((method, re.compile(pattern)) for f in registry.FAMILIE
                          for method, pattern in f.submit_receivers)
 SUBMIT_PATHS = tuple(path for f in registry.FAMILIES for path in f.submit_paths)
 STATUS_METHODS = frozenset().union(*(f.status_methods for f in registry.FAMILIES))
-# Operators that poll unless told otherwise, keyed by class name: the argument that turns the
-# poll off. Generic arguments cover the rest.
+# Official operators that return on acceptance unless told otherwise, keyed by class name: the
+# argument that turns the wait on (None: only deferrable=True does). Generic arguments cover the rest.
 _WAIT_OFF_DEFAULT = {name: arg for f in registry.FAMILIES for name, arg in f.wait_off_by_default.items()}
 
 # Calls that block until the job finishes (vendor-neutral names).
@@ -65,32 +65,6 @@ def is_status_call(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in STATUS_METHODS
 
 
-# Official operators outside the vendor registry that return before the job (or resource) is
-# done unless told otherwise: class name -> the argument that turns the wait on, or None when
-# only deferrable=True makes them wait (or nothing does). Read from the providers' own
-# signatures (a ``wait_for_completion`` that defaults to False: amazon 9.39) and their
-# execute() code (no wait parameter at all: amazon 9.39, google 22.8).
-PROVIDER_NO_WAIT: dict[str, str | None] = {
-    **dict.fromkeys((
-        "EC2CreateInstanceOperator", "EC2TerminateInstanceOperator", "EC2RebootInstanceOperator",
-        "EC2HibernateInstanceOperator", "EmrStartNotebookExecutionOperator",
-        "EmrStopNotebookExecutionOperator", "LambdaCreateFunctionOperator", "MwaaTriggerDagRunOperator",
-        "RedshiftCreateClusterOperator", "RedshiftCreateClusterSnapshotOperator",
-        "RedshiftResumeClusterOperator", "RedshiftPauseClusterOperator", "SageMakerStartPipelineOperator",
-        "SageMakerStopPipelineOperator", "EksCreateClusterOperator", "EksCreateNodegroupOperator",
-        "EksCreateFargateProfileOperator", "EksDeleteClusterOperator", "EksDeleteNodegroupOperator",
-        "EksDeleteFargateProfileOperator",
-    ), "wait_for_completion"),
-    "EmrCreateJobFlowOperator": "wait_policy",
-    **dict.fromkeys((
-        "CloudFormationCreateStackOperator", "CloudFormationDeleteStackOperator",
-        "GlacierCreateJobOperator", "DmsStartTaskOperator", "MwaaServerlessStartWorkflowRunOperator",
-        "StepFunctionStartExecutionOperator", "OpenSearchServerlessCreateCollectionOperator",
-        "WorkflowsCreateExecutionOperator", "CloudDataTransferServiceCreateJobOperator",
-    ), None),
-}
-
-
 def _dict_says_no_wait(kw: dict[str, ast.expr]) -> ast.AST | None:
     """``dataflow_config={"wait_until_finished": False}`` and ``wait_until_finished=False``."""
     if is_false(kw.get("wait_until_finished")):
@@ -120,12 +94,10 @@ def fire_and_forget_arg(cls: str | None, call: ast.Call,
     found = _dict_says_no_wait(kw)
     if found is not None:
         return found
-    off = _WAIT_OFF_DEFAULT.get(last(cls))
-    if off == "wait_for_completion" and not is_true(kw.get(off)):
-        return call
-    if last(cls) in PROVIDER_NO_WAIT and not is_true(kw.get("deferrable")):
-        turn_on = PROVIDER_NO_WAIT[last(cls)]
-        value = kw.get(turn_on) if turn_on else None
+    name = last(cls)
+    off = _WAIT_OFF_DEFAULT.get(name)
+    if name in _WAIT_OFF_DEFAULT and off != "polling_interval" and not is_true(kw.get("deferrable")):
+        value = kw.get(off) if off else None
         if value is None or is_false(value) or (isinstance(value, ast.Constant) and value.value is None):
             return call
     if off == "polling_interval":               # LivyOperator: 0 (the default) means no polling
