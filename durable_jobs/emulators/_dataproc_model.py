@@ -89,7 +89,8 @@ class DataprocModel:
                 raise RpcError("INVALID_ARGUMENT", f"request_id {request_id!r}: letters, digits, _ and -, at most 40")
             if request_id and ("job", project, region, request_id) in self.by_request:
                 found = self.by_request[("job", project, region, request_id)]
-                self.ledger.append({"op": "SubmitJob", "request_id": request_id, "id": found.id, "created": False})
+                self.ledger.append({"op": "SubmitJob", "project": project, "request_id": request_id, "id": found.id,
+                                    "created": False})
                 return self.job_view(found)
             job_id = job.reference.job_id or uuid.uuid4().hex
             if not JOB_ID.match(job_id):
@@ -106,7 +107,8 @@ class DataprocModel:
             self.jobs[(project, region, job_id)] = item
             if request_id:
                 self.by_request[("job", project, region, request_id)] = item
-            self.ledger.append({"op": "SubmitJob", "request_id": request_id, "id": job_id, "created": True})
+            self.ledger.append({"op": "SubmitJob", "project": project, "request_id": request_id, "id": job_id,
+                                "created": True})
             return self.job_view(item)
 
     def job(self, project: str, region: str, job_id: str) -> Workload:
@@ -163,7 +165,8 @@ class DataprocModel:
                 raise RpcError("INVALID_ARGUMENT", f"request_id {request_id!r}: letters, digits, _ and -, at most 40")
             if request_id and ("batch", project, region, request_id) in self.by_request:
                 found = self.by_request[("batch", project, region, request_id)]
-                self.ledger.append({"op": "CreateBatch", "request_id": request_id, "id": found.id, "created": False})
+                self.ledger.append({"op": "CreateBatch", "project": project, "request_id": request_id, "id": found.id,
+                                    "created": False})
                 return found
             batch_id = batch_id or uuid.uuid4().hex[:16] + "-" + uuid.uuid4().hex[:8]
             if not BATCH_ID.match(batch_id):
@@ -183,7 +186,8 @@ class DataprocModel:
             self.operations[operation] = item
             if request_id:
                 self.by_request[("batch", project, region, request_id)] = item
-            self.ledger.append({"op": "CreateBatch", "request_id": request_id, "id": batch_id, "created": True})
+            self.ledger.append({"op": "CreateBatch", "project": project, "request_id": request_id, "id": batch_id,
+                                "created": True})
             return item
 
     def batch(self, name: str) -> Workload:

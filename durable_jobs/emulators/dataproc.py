@@ -21,8 +21,9 @@ from ``tests/crash/google_route/sitecustomize.py``, which calls :func:`route_fro
 
 Faults (``inject``): a method's call answers an error ``code`` (``UNAVAILABLE`` for a 5xx, ``RESOURCE_EXHAUSTED``
 for a 429) before any work, or, with ``after=True``, after the work is done (a lost reply: the job exists,
-the caller sees an error). The ledger (``ledger()``) lists every create with its ``request_id`` and whether
-it created anything.
+the caller sees an error); or is slow, or answers bytes that are not the message, or reports a state the
+durable table does not list; for a count of calls or a time window, for one project or all. The ledger
+(``ledger()``) lists every create with its ``request_id`` and whether it created anything.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -56,7 +58,7 @@ class DataprocEmulator:
 
     def __init__(self, *, run_seconds: float = 1.0) -> None:
         self.model = DataprocModel(run_seconds=run_seconds)
-        self._faults: dict[str, list[tuple[str, bool, float]]] = {}
+        self._faults: list[_Fault] = []
         self._lock = threading.Lock()
         self._server: grpc.Server | None = None
         self.port = 0
@@ -101,10 +103,29 @@ class DataprocEmulator:
 
     # ---------------------------------------------------------------- test controls
     def inject(self, method: str, code: str = "UNAVAILABLE", *, times: int = 1, after: bool = False,
-               delay: float = 0.0) -> None:
-        """The next ``times`` calls of ``method`` (``SubmitJob``, ``GetJob``, ``CreateBatch``, ...) fail."""
+               delay: float = 0.0, mode: str | None = None, seconds: float | None = None,
+               project: str | None = None) -> None:
+        """The next ``times`` calls (-1: every call; ``seconds``: for that long) of ``method`` (``SubmitJob``,
+        ``GetJob``, ``CreateBatch``, ...) of ``project`` (None: any) misbehave. ``mode``: "before" (answer
+        ``code``, no work), "after" (do the work, answer ``code``: a lost reply), "slow" (sleep ``delay``, then
+        work and reply), "garbage" (work, then bytes that are not the message), "unknown" (a job or batch
+        reported in STATE_UNSPECIFIED, a state the durable table does not list)."""
         with self._lock:
-            self._faults.setdefault(method, []).extend([(code, after, delay)] * times)
+            self._faults.append(_Fault(method, code, mode or ("after" if after else "slow" if delay else "before"),
+                                       times, delay, time.monotonic() + seconds if seconds else None, project))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def forget(self, kind: str, ident: str) -> None:
+        """The job or batch vanishes (deleted, history purged): later reads answer NOT_FOUND."""
+        with self.model.lock:
+            if kind == "job":
+                for job_key in [k for k, v in self.model.jobs.items() if v.id == ident]:
+                    del self.model.jobs[job_key]
+            for name in [k for k, v in self.model.batches.items() if v.id == ident and kind != "job"]:
+                del self.model.batches[name]
 
     def hold(self, on: bool = True) -> None:
         """Keep every job and batch RUNNING (after PENDING) until released or finished."""
@@ -133,7 +154,8 @@ class DataprocEmulator:
     def _handlers(self) -> list[grpc.GenericRpcHandler]:
         def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap(method, fn), request_deserializer=req, response_serializer=resp)
+                self._wrap(method, fn), request_deserializer=req,
+                response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
 
         pb = operations_pb2
         return [
@@ -161,22 +183,44 @@ class DataprocEmulator:
             }),
         ]
 
+    def _take_fault(self, method: str, request: Any) -> _Fault | None:
+        project = _project_of(request)
+        now = time.monotonic()
+        with self._lock:
+            self.calls[method] = self.calls.get(method, 0) + 1
+            for fault in list(self._faults):
+                if fault.until is not None and now > fault.until:
+                    self._faults.remove(fault)
+                    continue
+                if fault.method != method or (fault.project and fault.project != project):
+                    continue
+                if fault.until is None and fault.times > 0:
+                    fault.times -= 1
+                    if fault.times == 0:
+                        self._faults.remove(fault)
+                return fault
+        return None
+
     def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
         def handler(request: Any, context: grpc.ServicerContext) -> Any:
-            with self._lock:
-                self.calls[method] = self.calls.get(method, 0) + 1
-                queue = self._faults.get(method) or []
-                fault = queue.pop(0) if queue else None
-            if fault and fault[2]:
-                time.sleep(fault[2])
-            if fault and not fault[1]:
-                context.abort(getattr(grpc.StatusCode, fault[0]), f"emulated {fault[0]} (before the work)")
+            fault = self._take_fault(method, request)
+            if fault and fault.delay:
+                time.sleep(fault.delay)
+            if fault and fault.mode == "before":
+                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (before the work)")
             try:
                 reply = fn(request)
             except RpcError as err:
                 context.abort(getattr(grpc.StatusCode, err.code), err.message)
-            if fault:  # after=True: the work is done, the reply is lost
-                context.abort(getattr(grpc.StatusCode, fault[0]), f"emulated {fault[0]} (the reply was lost)")
+            if fault and fault.mode == "after":  # the work is done, the reply is lost
+                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (the reply was lost)")
+            if fault and fault.mode == "garbage":
+                return GARBAGE
+            if fault and fault.mode == "unknown":
+                if isinstance(reply, t.Job):
+                    reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
+                elif isinstance(reply, t.Batch):
+                    reply.state = t.Batch.State.STATE_UNSPECIFIED  # type: ignore[assignment]
             return reply
 
         return handler
@@ -247,6 +291,33 @@ class DataprocEmulator:
             raise RpcError("NOT_FOUND", f"Operation {req.name} not found")
         self.model.cancel_batch(item)
         return empty_pb2.Empty()
+
+
+#: A reply that is not the message the client expects (a proxy's page, a truncated frame).
+GARBAGE = b"\xff\xff\xff\xffnot a protobuf message"
+
+
+@dataclass
+class _Fault:
+    method: str
+    code: str
+    mode: str
+    times: int
+    delay: float
+    until: float | None
+    project: str | None
+
+
+def _project_of(request: Any) -> str:
+    """The project a request is for (``project_id``, or the ``projects/<p>/...`` of a name or parent)."""
+    project = getattr(request, "project_id", "") or ""
+    if project:
+        return str(project)
+    for attr in ("name", "parent"):
+        value = str(getattr(request, attr, "") or "")
+        if value.startswith("projects/"):
+            return value.split("/")[1]
+    return ""
 
 
 def _pack(message: Any) -> any_pb2.Any:

@@ -32,7 +32,15 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
+from durable_jobs.faults import (
+    Fault,
+    FaultKind,
+    UnreadableReplyError,
+    cap,
+    chain,
+    generic_classify,
+    kind_for_status,
+)
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
 
 log = logging.getLogger(__name__)
@@ -96,7 +104,7 @@ class _DataprocClient(JobClient):
     """What the job and the batch clients share: connection, project, region, hooks, fault sorting."""
 
     def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, project_id: str | None = None,
-                 impersonation_chain: str | list[str] | None = None) -> None:
+                 impersonation_chain: str | list[str] | None = None, timeout: float | None = None) -> None:
         if not region:
             raise ValueError("region is required: the Dataproc region of the job (for example 'europe-west1')")
         self.gcp_conn_id = gcp_conn_id
@@ -104,12 +112,21 @@ class _DataprocClient(JobClient):
         self.project_id = project_id
         self.impersonation_chain = list(impersonation_chain) if isinstance(impersonation_chain, (list, tuple)) \
             else impersonation_chain
+        self.timeout = float(timeout) if timeout else None
         self._hook: Any = None
         self._async_hook: Any = None
 
     def serialize(self) -> dict[str, Any]:
         return {"gcp_conn_id": self.gcp_conn_id, "region": self.region, "project_id": self.project_id,
-                "impersonation_chain": self.impersonation_chain}
+                "impersonation_chain": self.impersonation_chain, "timeout": self.timeout}
+
+    @property
+    def call_timeout(self) -> float:
+        """Seconds one call may take: the operator's ``timeout``, else ``[durable_jobs] http_timeout_seconds``
+        (the clients' default is 900 s per call, which would hang a task on a stalled connection)."""
+        from durable_jobs.config import http_timeout_from_config
+
+        return self.timeout or http_timeout_from_config()
 
     @property
     def connection_id(self) -> str | None:
@@ -179,7 +196,7 @@ class DataprocJobClient(_DataprocClient):
         try:
             submitted = self.hook.submit_job(
                 project_id=self.project, region=self.region, job=payload, request_id=key,
-                retry=request.get("retry", DEFAULT), timeout=request.get("timeout"),
+                retry=request.get("retry", DEFAULT), timeout=request.get("timeout") or self.call_timeout,
                 metadata=request.get("metadata") or (),
             )
         except AlreadyExists:
@@ -194,13 +211,17 @@ class DataprocJobClient(_DataprocClient):
         return None
 
     def _status(self, job: Any) -> JobStatus:
+        if job is None or getattr(job, "status", None) is None:
+            # grpc.aio hands back None for a reply it could not deserialise (the sync client raises INTERNAL)
+            raise UnreadableReplyError(f"{self.status_endpoint} answered a reply that is not a Job ({cap(job, 100)})")
         state = job.status.state.name
         return JobStatus(self.phase_of(state), state, str(job.status.details or ""),
                          raw={"job_id": job.reference.job_id, "state": state})
 
     def status(self, job_id: Any) -> JobStatus:
         try:
-            job = self.hook.get_job(job_id=str(job_id), project_id=self.project, region=self.region, retry=None)
+            job = self.hook.get_job(job_id=str(job_id), project_id=self.project, region=self.region, retry=None,
+                                    timeout=self.call_timeout)
         except Exception as err:
             if self._not_found(err):
                 return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
@@ -210,7 +231,7 @@ class DataprocJobClient(_DataprocClient):
     async def astatus(self, job_id: Any) -> JobStatus:
         try:
             job = await self.async_hook.get_job(job_id=str(job_id), project_id=self.project_id, region=self.region,
-                                                retry=None)
+                                                retry=None, timeout=self.call_timeout)
         except Exception as err:
             if self._not_found(err):
                 return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
@@ -225,7 +246,8 @@ class DataprocJobClient(_DataprocClient):
             return await super().astatuses(ids)
         client = await self.async_hook.get_job_client(region=self.region)
         pager = await client.list_jobs(request={"project_id": self.project_id, "region": self.region,
-                                                "filter": "status.state = ACTIVE"}, retry=None)
+                                                "filter": "status.state = ACTIVE"}, retry=None,
+                                       timeout=self.call_timeout)
         active = {}
         async for job in pager:
             active[job.reference.job_id] = self._status(job)

@@ -27,7 +27,8 @@ from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 
 PATHS = ("sync", "deferrable")
 #: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
-VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api", "bigquery")
+VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api", "bigquery",
+           "dataproc_jobs")
 CONCURRENCY = 16
 
 
@@ -58,6 +59,12 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             from targets_bigquery import BigQueryTarget
 
             made[cell] = BigQueryTarget(cell)
+            stop.append(made[cell].stop)
+            continue
+        if vendor == "dataproc_jobs":
+            from targets_dataproc import DataprocJobsTarget
+
+            made[cell] = DataprocJobsTarget(cell)
             stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":

@@ -127,7 +127,7 @@ def test_every_reply_of_try_one_lost_then_try_two_resends_the_same_key(dp, dags,
     dr = driver.drive(dags.dp_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state in ("up_for_retry", "failed")
     assert store.get(dr, RECORD)["id"] is None and dp.created("job") == 1
-    dp._faults.clear()
+    dp.clear_faults()
 
     dr = driver.drive(dags.dp_sync, dr)
 

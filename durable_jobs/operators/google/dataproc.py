@@ -105,7 +105,7 @@ class DataprocSubmitJobOperator(DurableJobMixin, _official.DataprocSubmitJobOper
 
     def make_job_client(self) -> DataprocJobClient:
         return DataprocJobClient(self.gcp_conn_id, region=self.region, project_id=self.project_id or None,
-                                 impersonation_chain=self.impersonation_chain)
+                                 impersonation_chain=self.impersonation_chain, timeout=self.timeout)
 
     def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
         self.log.info("Submitting job")

@@ -1,0 +1,114 @@
+"""The fault suite's Dataproc jobs target: one shared gRPC emulator, one project per cell.
+
+The hooks reach the emulator through their client factories, which ``route_hooks`` replaces for the whole
+process; the cells run concurrently in this process, so they share one emulator, each with its own project
+(its connection's ``project`` extra and the operator's ``project_id``), and arm their faults for that project
+only. gRPC has no HTTP bodies: "not JSON" is a reply that is not the protobuf message, a "reset" is the
+UNAVAILABLE a broken connection gives, a 429 is RESOURCE_EXHAUSTED (gRPC carries no Retry-After header; the
+429-with-Retry-After case is that code too), an unknown state is STATE_UNSPECIFIED.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from typing import Any
+
+from targets import SLOW, TIMEOUT
+
+from durable_jobs.emulators.dataproc import REGION, DataprocEmulator, route_hooks
+from durable_jobs.hooks.base import JobClient
+from durable_jobs.operators.checkpoint import new_nonce
+
+_LOCK = threading.Lock()
+_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
+JOB = {"placement": {"cluster_name": "faults"}, "pyspark_job": {"main_python_file_uri": "gs://faults/job.py"}}
+
+
+def _acquire() -> DataprocEmulator:
+    with _LOCK:
+        if _SHARED["emulator"] is None:
+            emulator = DataprocEmulator(run_seconds=2.0).start()
+            stack = contextlib.ExitStack()
+            stack.enter_context(route_hooks(emulator.address))
+            _SHARED.update(emulator=emulator, stack=stack)
+        _SHARED["users"] += 1
+        return _SHARED["emulator"]
+
+
+def _release() -> None:
+    with _LOCK:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
+            _SHARED["stack"].close()
+            _SHARED["emulator"].stop()
+            _SHARED.update(emulator=None, stack=None)
+
+
+class DataprocJobsTarget:
+    service = "dataproc_jobs"
+
+    def __init__(self, cell: str):
+        self.cell = cell
+        self.conn_id = f"dp_{cell.replace('-', '_')}"
+        self.project = f"faults-{cell}"
+        self.emu = _acquire()
+
+    def stop(self) -> None:
+        _release()
+
+    def conn_env(self) -> dict[str, str]:
+        conn = {"conn_type": "google_cloud_platform", "extra": json.dumps({"is_anonymous": True,
+                                                                            "project": self.project})}
+        return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
+
+    def reset(self) -> None:
+        """Nothing to reset: the project is this cell's alone."""
+
+    # ------------------------------------------------------------------ our code, pointed here
+    def operator(self, **kwargs: Any):
+        from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+
+        return DataprocSubmitJobOperator(task_id="faults", job=JOB, region=REGION, project_id=self.project,
+                                         gcp_conn_id=self.conn_id, polling_interval_seconds=0.2, timeout=TIMEOUT,
+                                         **kwargs)
+
+    def request(self, op) -> dict[str, Any]:
+        return {"job": JOB, "timeout": TIMEOUT}
+
+    def start(self, client: JobClient) -> Any:
+        return client.submit(self.request(None), client.format_key(new_nonce()))
+
+    def jobs_created(self) -> int:
+        return sum(1 for e in self.emu.ledger()
+                   if e["op"] == "SubmitJob" and e["created"] and e["project"] == self.project)
+
+    # ------------------------------------------------------------------ faults
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        get, submit = "GetJob", "SubmitJob"
+        rules: dict[str, dict[str, Any]] = {
+            "throttled-retry-after": dict(method=get, code="RESOURCE_EXHAUSTED", times=2),
+            "throttled": dict(method=get, code="RESOURCE_EXHAUSTED", times=3),
+            "server-error": dict(method=get, code="UNAVAILABLE", times=-1, seconds=seconds),
+            "reset": dict(method=get, code="UNAVAILABLE", times=3),
+            "timeout": dict(method=get, mode="slow", delay=SLOW, times=2),
+            "not-json": dict(method=get, mode="garbage", times=2),
+            "unknown-state": dict(method=get, mode="unknown", times=-1, seconds=seconds),
+            "unknown-state-too-long": dict(method=get, mode="unknown", times=-1),
+            "outage": dict(method=get, code="UNAVAILABLE", times=-1),
+            "auth": dict(method=get, code="PERMISSION_DENIED", times=-1),
+            "submit-throttled": dict(method=submit, code="RESOURCE_EXHAUSTED", times=2),
+            "submit-lost-reply": dict(method=submit, code="INTERNAL", mode="after", times=2),
+            "submit-reset": dict(method=submit, code="UNAVAILABLE", mode="after", times=1),
+            "submit-timeout": dict(method=submit, mode="slow", delay=SLOW, times=1),
+            "submit-not-json": dict(method=submit, mode="garbage", times=1),
+            "submit-auth": dict(method=submit, code="PERMISSION_DENIED", times=-1),
+        }
+        if case == "deleted":
+            return  # done by delete() once the job runs
+        rule = dict(rules[case])
+        self.emu.inject(rule.pop("method"), rule.pop("code", "UNAVAILABLE"), project=self.project, **rule)
+
+    def delete(self, job_id: Any) -> None:
+        self.emu.forget("job", str(job_id))
