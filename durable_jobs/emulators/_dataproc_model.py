@@ -80,7 +80,26 @@ class DataprocModel:
         self.operations: dict[str, Workload] = {}  # by operation name
         self.by_request: dict[tuple[str, str, str, str], Workload] = {}
         self.held = False
+        self.frozen: dict[str, float] = {}  # project -> since when its clock is stopped (a crash cell's)
         self.ledger: list[dict[str, Any]] = []
+
+    def state_of(self, item: Workload) -> str:
+        return item.state(self.clock(), self.held or item.project in self.frozen)
+
+    def freeze(self, project: str, on: bool) -> None:
+        """Stop ``project``'s clock (its workloads stay as they are, RUNNING after PENDING), or restart it: the
+        frozen time is not counted, so a job thawed after a long freeze still has its running time ahead."""
+        with self.lock:
+            if on:
+                self.frozen.setdefault(project, self.clock())
+                return
+            since = self.frozen.pop(project, None)
+            if since is None:
+                return
+            pause = self.clock() - since
+            for item in [*self.jobs.values(), *self.batches.values()]:
+                if item.project == project:
+                    item.created += pause
 
     # ---------------------------------------------------------------- jobs
     def submit_job(self, project: str, region: str, job: Job, request_id: str) -> Job:
@@ -118,7 +137,7 @@ class DataprocModel:
         return item
 
     def job_view(self, item: Workload) -> Job:
-        state = item.state(self.clock(), self.held)
+        state = self.state_of(item)
         job = Job.deserialize(Job.serialize(item.message))
         job.status = JobStatus(state=getattr(JobStatus.State, state),
                                details="emulated failure" if state == "ERROR" else "")
@@ -128,7 +147,7 @@ class DataprocModel:
     def cancel_job(self, project: str, region: str, job_id: str) -> Job:
         with self.lock:
             item = self.job(project, region, job_id)
-            state = item.state(self.clock(), self.held)
+            state = self.state_of(item)
             if state not in JOB_ACTIVE:
                 raise RpcError("FAILED_PRECONDITION", f"Job {job_id} is in state {state} and cannot be cancelled")
             if item.cancelled_at is None:
@@ -151,7 +170,7 @@ class DataprocModel:
             for (p, r, _), item in self.jobs.items():
                 if (p, r) != (project, region):
                     continue
-                active = item.state(self.clock(), self.held) in JOB_ACTIVE
+                active = self.state_of(item) in JOB_ACTIVE
                 if want == "ACTIVE" and not active or want == "NON_ACTIVE" and active:
                     continue
                 out.append(self.job_view(item))
@@ -197,7 +216,7 @@ class DataprocModel:
         return item
 
     def batch_view(self, item: Workload) -> Batch:
-        state = item.state(self.clock(), self.held)
+        state = self.state_of(item)
         batch = Batch.deserialize(Batch.serialize(item.message))
         batch.state = getattr(Batch.State, state)
         batch.state_message = "emulated failure" if state == "FAILED" else ""
@@ -206,7 +225,7 @@ class DataprocModel:
 
     def cancel_batch(self, item: Workload) -> None:
         with self.lock:
-            if item.state(self.clock(), self.held) in BATCH_ACTIVE and item.cancelled_at is None:
+            if self.state_of(item) in BATCH_ACTIVE and item.cancelled_at is None:
                 item.cancelled_at, item.forced = self.clock(), None
             self.ledger.append({"op": "CancelOperation", "id": item.id})
 
@@ -214,7 +233,7 @@ class DataprocModel:
         with self.lock:
             item = self.batch(name)
             name = _canonical(name)
-            if item.state(self.clock(), self.held) in BATCH_ACTIVE:
+            if self.state_of(item) in BATCH_ACTIVE:
                 raise RpcError("FAILED_PRECONDITION", f"Batch {name} is still active and cannot be deleted")
             del self.batches[name]
 
@@ -233,7 +252,7 @@ class DataprocModel:
             for name, item in self.batches.items():
                 if not name.startswith(f"projects/{project}/locations/{region}/"):
                     continue
-                state = item.state(self.clock(), self.held)
+                state = self.state_of(item)
                 if op == "=" and state != want or op == "!=" and state == want:
                     continue
                 out.append(self.batch_view(item))

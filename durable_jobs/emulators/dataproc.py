@@ -59,10 +59,14 @@ class DataprocEmulator:
     def __init__(self, *, run_seconds: float = 1.0) -> None:
         self.model = DataprocModel(run_seconds=run_seconds)
         self._faults: list[_Fault] = []
+        self._hold_rules: list[tuple[str, str, str | None]] = []
+        self._held: list[dict[str, Any]] = []
+        self._hold_ids = 0
         self._lock = threading.Lock()
         self._server: grpc.Server | None = None
         self.port = 0
         self.calls: dict[str, int] = {}
+        self.calls_by_project: dict[tuple[str, str], int] = {}
 
     # ---------------------------------------------------------------- lifecycle
     def start(self) -> DataprocEmulator:
@@ -74,6 +78,7 @@ class DataprocEmulator:
         return self
 
     def stop(self) -> None:
+        self.release(abandon=True)
         if self._server is not None:
             self._server.stop(grace=0).wait(5)
             self._server = None
@@ -127,6 +132,36 @@ class DataprocEmulator:
             for name in [k for k, v in self.model.batches.items() if v.id == ident and kind != "job"]:
                 del self.model.batches[name]
 
+    def add_hold(self, method: str, phase: str = "before", project: str | None = None) -> None:
+        """Park the next call of ``method`` (of ``project``) ``before`` the work or ``after`` it (the job made,
+        the reply not sent) until :meth:`release`; ``holds()`` shows it with whether the client still waits."""
+        with self._lock:
+            self._hold_rules.append((method, phase, project))
+
+    def holds(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [{"id": h["id"], "method": h["method"], "phase": h["phase"], "project": h["project"],
+                     "client_connected": bool(h["context"].is_active())} for h in self._held]
+
+    def release(self, hold_id: int | None = None, abandon: bool = False) -> None:
+        """Let a parked call go on (``abandon``: answer it UNAVAILABLE; its client is usually gone)."""
+        with self._lock:
+            for h in list(self._held):
+                if hold_id is None or h["id"] == hold_id:
+                    h["abandon"] = abandon
+                    h["event"].set()
+                    self._held.remove(h)
+
+    def freeze(self, project: str, on: bool = True) -> None:
+        """Keep ``project``'s jobs and batches RUNNING (after PENDING) until thawed or finished."""
+        self.model.freeze(project, on)
+
+    def finish_project(self, project: str, state: str = "DONE") -> None:
+        with self.model.lock:
+            for item in self.model.jobs.values():
+                if item.project == project:
+                    item.forced = state
+
     def hold(self, on: bool = True) -> None:
         """Keep every job and batch RUNNING (after PENDING) until released or finished."""
         self.model.held = on
@@ -144,11 +179,11 @@ class DataprocEmulator:
 
     def job_states(self) -> dict[str, str]:
         with self.model.lock:
-            return {k[2]: v.state(self.model.clock(), self.model.held) for k, v in self.model.jobs.items()}
+            return {k[2]: self.model.state_of(v) for k, v in self.model.jobs.items()}
 
     def batch_states(self) -> dict[str, str]:
         with self.model.lock:
-            return {v.id: v.state(self.model.clock(), self.model.held) for v in self.model.batches.values()}
+            return {v.id: self.model.state_of(v) for v in self.model.batches.values()}
 
     # ---------------------------------------------------------------- the RPCs
     def _handlers(self) -> list[grpc.GenericRpcHandler]:
@@ -188,6 +223,7 @@ class DataprocEmulator:
         now = time.monotonic()
         with self._lock:
             self.calls[method] = self.calls.get(method, 0) + 1
+            self.calls_by_project[(method, project)] = self.calls_by_project.get((method, project), 0) + 1
             for fault in list(self._faults):
                 if fault.until is not None and now > fault.until:
                     self._faults.remove(fault)
@@ -201,6 +237,22 @@ class DataprocEmulator:
                 return fault
         return None
 
+    def _park(self, method: str, phase: str, request: Any, context: grpc.ServicerContext) -> None:
+        project = _project_of(request)
+        with self._lock:
+            rule = next((r for r in self._hold_rules if r[0] == method and r[1] == phase
+                         and (r[2] is None or r[2] == project)), None)
+            if rule is None:
+                return
+            self._hold_rules.remove(rule)
+            self._hold_ids += 1
+            held = {"id": self._hold_ids, "method": method, "phase": phase, "project": project,
+                    "context": context, "event": threading.Event(), "abandon": False}
+            self._held.append(held)
+        held["event"].wait(600)
+        if held["abandon"]:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"emulated: the held {method} was abandoned")
+
     def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
         def handler(request: Any, context: grpc.ServicerContext) -> Any:
             fault = self._take_fault(method, request)
@@ -208,10 +260,12 @@ class DataprocEmulator:
                 time.sleep(fault.delay)
             if fault and fault.mode == "before":
                 context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (before the work)")
+            self._park(method, "before", request, context)
             try:
                 reply = fn(request)
             except RpcError as err:
                 context.abort(getattr(grpc.StatusCode, err.code), err.message)
+            self._park(method, "after", request, context)
             if fault and fault.mode == "after":  # the work is done, the reply is lost
                 context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (the reply was lost)")
             if fault and fault.mode == "garbage":

@@ -48,7 +48,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
-    fleet = stack = aws_fleet = sf_fleet = bq_fleet = None
+    fleet = stack = aws_fleet = sf_fleet = bq_fleet = dp_fleet = None
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
@@ -74,6 +74,16 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             env.update(bq_fleet.conn_env({c.conn_id: c.key for c in bigquery}))
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
                                                             os.environ.get("PYTHONPATH", "")) if p)
+        dataproc = [c for c in cells if c.scenario.vendor == "dataproc_jobs"]
+        if dataproc:  # one Dataproc gRPC emulator, a project per cell (tests/crash/crash_dataproc.py)
+            from crash_bigquery import ROUTE_DIR as GOOGLE_ROUTE_DIR
+            from crash_dataproc import DataprocFleet
+
+            dp_fleet = DataprocFleet([c.key for c in dataproc])
+            env.update(dp_fleet.conn_env({c.conn_id: c.key for c in dataproc}))
+            if str(GOOGLE_ROUTE_DIR) not in env.get("PYTHONPATH", ""):
+                env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
+                                                                os.environ.get("PYTHONPATH", "")) if p)
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
@@ -86,6 +96,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         emulators.update({c.id: aws_fleet.vendors[c.key] for c in aws})
         emulators.update({c.id: sf_fleet.emulators[c.key] for c in snowflake})
         emulators.update({c.id: bq_fleet.tenants[c.key] for c in bigquery})  # type: ignore[union-attr]
+        emulators.update({c.id: dp_fleet.tenants[c.key] for c in dataproc})  # type: ignore[union-attr,misc]
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -99,6 +110,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             sf_fleet.stop()
         if bq_fleet is not None:
             bq_fleet.stop()
+        if dp_fleet is not None:
+            dp_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

@@ -965,6 +965,10 @@ from crash_bigquery import BIGQUERY_SCENARIOS, BigQueryCellRun  # noqa: E402 - b
 
 SCENARIOS.update({s.name: s for s in BIGQUERY_SCENARIOS})
 
+from crash_dataproc import DATAPROC_SCENARIOS, DataprocCellRun  # noqa: E402 - builds on CellRun above
+
+SCENARIOS.update({s.name: s for s in DATAPROC_SCENARIOS})
+
 
 def all_cells() -> list[Cell]:
     return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS
@@ -975,6 +979,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     vendor = cell.scenario.vendor
     kind = AwsCellRun if vendor in AWS_SERVICES else SnowflakeCellRun if vendor == "snowflake" else CellRun
     kind = BigQueryCellRun if vendor == "bigquery" else kind
+    kind = DataprocCellRun if vendor == "dataproc_jobs" else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:

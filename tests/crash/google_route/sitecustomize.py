@@ -49,3 +49,14 @@ if os.environ.get("BIGQUERY_EMULATOR_HOST", "").startswith("http"):
     sys.meta_path.insert(0, _AfterImport("gcloud.aio.bigquery.bigquery", _route_bigquery))
 
 # ---------------------------------------------------------------------------------------------- Dataproc
+# The hooks build their clients over TLS to <region>-dataproc.googleapis.com: DataprocHook's and
+# DataprocAsyncHook's client factories are replaced by the same clients over an insecure channel to the
+# emulator, once the hook module is imported (durable_jobs.emulators.dataproc.route_from_env).
+def _route_dataproc() -> None:
+    from durable_jobs.emulators.dataproc import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS"):
+    sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.dataproc", _route_dataproc))
