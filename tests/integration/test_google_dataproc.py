@@ -280,3 +280,15 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(dp, monkeypatch, state
     else:
         assert outcome == [job_id] and dp.job_states()[job_id] == "DONE"  # infrastructure: left running
     assert dp.created("job") == 1
+
+
+def test_the_example_dag_runs_as_written_with_a_lost_reply(dp):
+    """example_dags/google_dataproc.py: deferrable, a user's job id; the SubmitJob reply lost once -> one job."""
+    dags = driver.load("google_dataproc", driver.EXAMPLES)
+    dp.inject("SubmitJob", "UNAVAILABLE", after=True)
+
+    dr = driver.run(dags.dag)
+
+    assert driver.task_result(dr, "aggregate_sales").state == "success"
+    [job_id] = dp.job_states()
+    assert dp.created("job") == 1 and job_id.startswith(f"daily-sales-{dr.logical_date.strftime('%Y%m%d')}-")
