@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from durable_jobs.exceptions import DurableJobConfigError
+from durable_jobs.exceptions import DurableJobConfigError, JobFailedError
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
 
@@ -106,7 +106,9 @@ class BigQueryJobClient(JobClient):
     @property
     def hook(self) -> Any:
         if self._hook is None:
-            from airflow.providers.google.cloud.hooks.bigquery import BigQueryHook
+            # The name the official operator module binds: the hook is built exactly as the official operator
+            # builds it (and a test that patches the operator module's BigQueryHook patches ours too).
+            from airflow.providers.google.cloud.operators.bigquery import BigQueryHook
 
             self._hook = BigQueryHook(gcp_conn_id=self.gcp_conn_id, impersonation_chain=self.impersonation_chain)
         return self._hook
@@ -114,7 +116,7 @@ class BigQueryJobClient(JobClient):
     @property
     def async_hook(self) -> Any:
         if self._async_hook is None:
-            from airflow.providers.google.cloud.hooks.bigquery import BigQueryAsyncHook
+            from airflow.providers.google.cloud.triggers.bigquery import BigQueryAsyncHook  # as the trigger
 
             self._async_hook = BigQueryAsyncHook(gcp_conn_id=self.gcp_conn_id,
                                                  impersonation_chain=self.impersonation_chain)
@@ -160,7 +162,7 @@ class BigQueryJobClient(JobClient):
         except Conflict:
             job = self.hook.get_job(job_id=key, project_id=project, location=request.get("location"))
             self.hook.log.info("BigQuery job %s already exists (a resend under the same id): reattaching to it", key)
-        self.jobs[key] = job
+        self.jobs[key] = self.jobs[str(job.job_id)] = job
         return str(job.job_id)
 
     def find(self, key: str, *, since: datetime | None = None) -> str | None:
@@ -177,7 +179,10 @@ class BigQueryJobClient(JobClient):
     def job(self, job_id: str) -> Any:
         """The job object (from the submit or the last status), fetched when this process has none."""
         if job_id not in self.jobs:
-            self.status(job_id)
+            status = self.status(job_id)
+            if job_id not in self.jobs:
+                raise JobFailedError(f"BigQuery job {job_id} no longer exists ({status.message}). A retry "
+                                     "submits a new job.", job_id=job_id, state=status.state)
         return self.jobs[job_id]
 
     # ------------------------------------------------------------------ status
@@ -186,8 +191,9 @@ class BigQueryJobClient(JobClient):
         state = str(job.state)
         if state == "DONE":
             error = job.error_result
-            if error:
-                return JobStatus(JobPhase.FAILED, "FAILURE", str(error.get("message") or error), raw={"error": error})
+            if error:  # a dict in BigQuery's replies (``ErrorProto``); read anything else as its text
+                message = error.get("message") if isinstance(error, Mapping) else None
+                return JobStatus(JobPhase.FAILED, "FAILURE", str(message or error), raw={"error": error})
             return JobStatus(JobPhase.SUCCEEDED, "SUCCESS", "Job completed")
         return JobStatus(JOB_STATES.phase(state), state, "Job running")
 

@@ -291,3 +291,21 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(bq, monkeypatch, state
     else:
         assert outcome == [job_id] and bq.ledger()["cancels"] == []  # infrastructure: left running, then success
     assert bq.ledger()["created"] == 1
+
+
+# ------------------------------------------------------------------ the example DAG, as written
+@pytest.mark.parametrize("lost_reply", [False, True], ids=["plain", "lost-reply"])
+def test_example_dag_inserts_one_job(bq, lost_reply):
+    dag = driver.load("google_bigquery", driver.EXAMPLES).dag
+    task = dag.task_dict["merge_sales_daily"]
+    task.poll_interval, task.retry_delay = 0.2, __import__("datetime").timedelta(0)
+    bq.configure(run_seconds=1.0)
+    if lost_reply:
+        bq.add_fault("jobs/insert", 503, mode="reset", count=1)
+
+    dr = driver.run(dag)
+
+    assert driver.task_result(dr, "merge_sales_daily").state == "success"
+    [insert] = [i for i in bq.ledger()["inserts"] if i["created"]]
+    assert insert["job_id"].startswith(f"sales_daily_{dr.logical_date.strftime('%Y%m%d')}_")
+    assert bq.ledger()["created"] == 1

@@ -173,7 +173,12 @@ class BigQueryInsertJobOperator(DurableJobMixin, _official.BigQueryInsertJobOper
 
     # The SDK mixin's methods, answering as the official operator does ("success", "error", "not_found").
     def get_job_status(self, external_id: Any, context: Context) -> str:
-        status = self.job_client.status(external_id)
+        client = self.job_client
+        assert isinstance(client, BigQueryJobClient)
+        self.hook = client.hook  # as upstream resolves the hook and the project here too
+        if not self.project_id:
+            self.project_id = client.project_id
+        status = client.status(external_id)
         if status.phase is JobPhase.MISSING:
             return "not_found"
         return {"SUCCESS": "success", "FAILURE": "error"}.get(status.state, status.state)
