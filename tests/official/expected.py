@@ -247,6 +247,27 @@ SNOWFLAKE_STORE_KEYS = Entry(
 )
 
 
+# ---- Google Cloud Dataproc (provider 22.8.0): DataprocSubmitJobOperator
+_DATAPROC = "unit/google/cloud/operators/test_dataproc.py"
+DATAPROC_DIFFERENCES = "docs/google/dataproc.md#what-changes-against-upstream-on-purpose"
+DATAPROC_HOOK_LOOKUP = Entry(
+    INTERNAL,
+    "The test patches `airflow.providers.google.cloud.operators.dataproc.DataprocHook` (the name the official "
+    "operator builds its hook from) and asserts its `submit_job` / `wait_for_job` / `cancel_job` calls. Ours "
+    "submits, polls and cancels through `DataprocJobClient`, which builds `DataprocHook` from "
+    "`airflow.providers.google.cloud.hooks.dataproc`: the unpatched hook looks up the test's connection, which "
+    "does not exist (and its request_id and job id would differ: ours carry the epoch's key).",
+    match=r"The conn_id `[^`]+` isn't defined",
+)
+DATAPROC_START_FROM_TRIGGER = Entry(
+    DELIBERATE,
+    "The test asserts `start_from_trigger=True` is kept. Ours turns it off with a warning: a job submitted from "
+    "the triggerer leaves nothing to checkpoint, so the durable operator submits from a worker and then defers.",
+    match=r"where False = <Task\(DataprocSubmitJobOperator\): task-id>\.start_from_trigger",
+    link=DATAPROC_DIFFERENCES,
+)
+
+
 REASONS: tuple[Reason, ...] = (
     Reason(MAGICMOCK_CONTEXT_SWALLOWED, _ids(_BATCH, "TestBatchOperator::test_execute_with_failures")),
     Reason(UNREADABLE_STORE, (
@@ -524,6 +545,34 @@ REASONS: tuple[Reason, ...] = (
             "TestSnowflakeSqlApiOperatorDurable::test_resubmits_when_stored_query_in_terminal_error",
             "TestSnowflakeSqlApiOperatorDurable::test_resubmits_when_stored_query_not_found",
         ),
+    )),
+    Reason(DATAPROC_HOOK_LOOKUP, (
+        *_ids(
+            _DATAPROC,
+            "TestDataprocSubmitJobOperator::test_dataproc_operator_execute_async_done_before_defer",
+            "TestDataprocSubmitJobOperator::test_execute",
+            "TestDataprocSubmitJobOperator::test_execute_async",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_all_info_injection",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_http_transport_info_injection",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_parent_job_info_injection",
+            "TestDataprocSubmitJobOperator::"
+            "test_execute_openlineage_parent_job_info_injection_skipped_by_default_unless_enabled",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_parent_job_info_injection_skipped_when_already_present",
+            "TestDataprocSubmitJobOperator::"
+            "test_execute_openlineage_parent_job_info_injection_skipped_when_ol_not_accessible",
+            "TestDataprocSubmitJobOperator::"
+            "test_execute_openlineage_transport_info_injection_skipped_by_default_unless_enabled",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_transport_info_injection_skipped_when_already_present",
+            "TestDataprocSubmitJobOperator::test_execute_openlineage_transport_info_injection_skipped_when_ol_not_accessible",
+            "TestDataprocSubmitJobOperator::test_on_kill",
+            "TestDataprocSubmitJobOperator::test_on_kill_after_execution_timeout",
+        ),
+    )),
+    Reason(MAGICMOCK_CONTEXT, _ids(_DATAPROC, "TestDataprocSubmitJobOperator::test_execute_deferrable")),
+    Reason(DATAPROC_START_FROM_TRIGGER, _ids(
+        _DATAPROC,
+        "TestDataprocSubmitJobOperator::test_start_from_trigger_sets_start_trigger_args",
+        "TestDataprocSubmitJobOperator::test_start_from_trigger_without_deferrable_does_not_set_args",
     )),
 )
 

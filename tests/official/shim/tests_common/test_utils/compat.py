@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from airflow.sdk import timezone
+from airflow.serialization.serialized_objects import DagSerialization
 
-__all__ = ["timezone"]
+__all__ = ["DagSerialization", "timezone"]

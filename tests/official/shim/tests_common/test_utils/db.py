@@ -20,6 +20,12 @@ def clear_db_runs() -> None:
     _delete(XComModel, TaskInstance, DagRun)
 
 
+def clear_db_xcom() -> None:
+    from airflow.models.xcom import XComModel
+
+    _delete(XComModel)
+
+
 def clear_db_dags() -> None:
     """The DAG rows, their serialized forms and versions (runs first: they refer to the versions)."""
     from airflow.models import DagModel
@@ -37,4 +43,4 @@ def clear_db_dag_bundles() -> None:
     _delete(DagBundleModel)
 
 
-__all__ = ["clear_db_dag_bundles", "clear_db_dags", "clear_db_runs"]
+__all__ = ["clear_db_dag_bundles", "clear_db_dags", "clear_db_runs", "clear_db_xcom"]
