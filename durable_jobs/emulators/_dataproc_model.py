@@ -80,6 +80,7 @@ class DataprocModel:
         self.operations: dict[str, Workload] = {}  # by operation name
         self.by_request: dict[tuple[str, str, str, str], Workload] = {}
         self.held = False
+        self.batch_creations: dict[str, int] = {}
         self.frozen: dict[str, float] = {}  # project -> since when its clock is stopped (a crash cell's)
         self.ledger: list[dict[str, Any]] = []
 
@@ -198,9 +199,12 @@ class DataprocModel:
             stored.name = name
             stored.uuid = str(uuid.uuid4())
             operation = f"projects/{project}/regions/{region}/operations/{uuid.uuid4()}"
+            self.batch_creations[name] = self.batch_creations.get(name, 0) + 1
+            outcome = _outcome(stored.labels, "FAILED", "SUCCEEDED")
+            if stored.labels.get("emulator-outcome") == "not-ready-once":  # fails once, then a re-creation succeeds
+                outcome = "FAILED" if self.batch_creations[name] == 1 else "SUCCEEDED"
             item = Workload("batch", batch_id, project, region, request_id, stored, self.clock(),
-                            _seconds(stored.labels, self.run_seconds), _outcome(stored.labels, "FAILED", "SUCCEEDED"),
-                            operation=operation)
+                            _seconds(stored.labels, self.run_seconds), outcome, operation=operation)
             self.batches[name] = item
             self.operations[operation] = item
             if request_id:
@@ -219,7 +223,9 @@ class DataprocModel:
         state = self.state_of(item)
         batch = Batch.deserialize(Batch.serialize(item.message))
         batch.state = getattr(Batch.State, state)
-        batch.state_message = "emulated failure" if state == "FAILED" else ""
+        not_ready = item.message.labels.get("emulator-outcome") == "not-ready-once"
+        failure = f"The resource '{batch.name}' is not ready" if not_ready else "emulated failure"
+        batch.state_message = failure if state == "FAILED" else ""
         batch.operation = item.operation
         return batch
 

@@ -287,3 +287,138 @@ class DataprocJobClient(_DataprocClient):
         client = getattr(self._async_hook, "_cached_client", None)
         if client is not None:
             await client.transport.close()
+
+
+# ============================================================================ Dataproc Serverless batches
+#: ``google.cloud.dataproc.v1.Batch.State``: PENDING "The batch is created before running"; RUNNING; CANCELLING
+#: "The batch is cancelling"; CANCELLED "The batch cancellation was successful"; SUCCEEDED "The batch completed
+#: successfully"; FAILED "The batch is no longer running due to an error". STATE_UNSPECIFIED: not in the table.
+BATCH_STATES = StateTable(
+    vendor="Dataproc batch",
+    active=frozenset({"PENDING", "RUNNING", "CANCELLING"}),
+    succeeded=frozenset({"SUCCEEDED"}),
+    failed=frozenset({"FAILED", "CANCELLED"}),
+)
+MAX_BATCH_ID = 63
+_BATCH_CHARS = re.compile(r"^[a-z0-9-]+$")
+#: The prefix of a key-derived batch id when the user gave neither ``batch_id`` nor ``batch_id_prefix``.
+DEFAULT_BATCH_PREFIX = "airflow"
+
+
+def batch_id(nonce: str, user_token: str | None = None) -> str:
+    """``CreateBatchRequest.batch_id`` ("4-63 characters. Valid characters are /[a-z][0-9]-/"): ``<prefix>-<nonce>``,
+    the prefix being the user's ``batch_id`` / ``batch_id_prefix`` (a long or ill-formed one: a digest)."""
+    prefix = str(user_token) if user_token else DEFAULT_BATCH_PREFIX
+    room = MAX_BATCH_ID - 1 - len(nonce)
+    if len(prefix) > room or not _BATCH_CHARS.match(prefix):
+        prefix = "b" + hashlib.sha256(prefix.encode()).hexdigest()[: room - 1]
+    return f"{prefix}-{nonce}"
+
+
+def nonce_of(key: str) -> str:
+    """The nonce a batch key ends with (the request id is made from it)."""
+    return key.rpartition("-")[2]
+
+
+class DataprocBatchClient(_DataprocClient):
+    """``CreateBatch`` under a key-derived ``batch_id`` and ``request_id``; ``GetBatch``; ``ListBatches`` for many.
+
+    The batch id *is* the key, so ``find()`` is a ``GetBatch``: a batch created before a lost reply or a crash is
+    found by its id, and a resend of the same request would answer the first operation anyway."""
+
+    vendor: ClassVar[str] = "Dataproc"
+    states: ClassVar[StateTable] = BATCH_STATES
+    status_endpoint: ClassVar[str] = "BatchController.GetBatch"
+
+    @property
+    def submit_endpoint(self) -> str:
+        return "BatchController.CreateBatch"
+
+    def format_key(self, nonce: str, user_token: str | None = None) -> str:
+        return batch_id(nonce, user_token)
+
+    def submit(self, request: Mapping[str, Any], key: str) -> str:
+        from google.api_core.exceptions import AlreadyExists
+        from google.api_core.gapic_v1.method import DEFAULT
+
+        req_id = request_id(nonce_of(key) + str(request.get("request_suffix") or ""), request.get("request_id"))
+        try:
+            self.hook.create_batch(
+                region=self.region, project_id=self.project, batch=request["batch"], batch_id=key,
+                request_id=req_id, retry=request.get("retry", DEFAULT),
+                timeout=request.get("timeout") or self.call_timeout, metadata=request.get("metadata") or (),
+            )
+        except AlreadyExists:  # the batch id carries the key: the batch under it is ours
+            log.info("Dataproc batch %s already exists: it was created under this key", key)
+        return key
+
+    def find(self, key: str, *, since: datetime | None = None) -> str | None:
+        status = self.status(key)
+        return None if status.phase is JobPhase.MISSING else key
+
+    def _status(self, batch: Any) -> JobStatus:
+        if batch is None or getattr(batch, "state", None) is None:
+            raise UnreadableReplyError(f"{self.status_endpoint} answered a reply that is not a Batch "
+                                       f"({cap(batch, 100)})")
+        state = batch.state.name
+        return JobStatus(self.phase_of(state), state, str(batch.state_message or ""),
+                         raw={"batch_id": batch.name.rpartition("/")[2], "state": state,
+                              "operation": batch.operation})
+
+    def status(self, job_id: Any) -> JobStatus:
+        try:
+            batch = self.hook.get_batch(batch_id=str(job_id), region=self.region, project_id=self.project,
+                                        retry=None, timeout=self.call_timeout)
+        except Exception as err:
+            if self._not_found(err):
+                return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
+            raise
+        return self._status(batch)
+
+    async def astatus(self, job_id: Any) -> JobStatus:
+        try:
+            batch = await self.async_hook.get_batch(batch_id=str(job_id), region=self.region,
+                                                    project_id=self.project_id, retry=None, timeout=self.call_timeout)
+        except Exception as err:
+            if self._not_found(err):
+                return JobStatus(JobPhase.MISSING, MISSING_STATE, cap(err, 300))
+            raise
+        return self._status(batch)
+
+    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+        """One ``ListBatches`` with ``filter="state = RUNNING"`` (paged, 1,000 a page) for two or more batches; a
+        batch it does not show (pending, ending, ended) is read with ``GetBatch``."""
+        ids = list(job_ids)
+        if len(ids) < 2:
+            return await super().astatuses(ids)
+        client = await self.async_hook.get_batch_client(region=self.region)
+        pager = await client.list_batches(
+            request={"parent": f"projects/{self.project_id}/locations/{self.region}", "filter": "state = RUNNING",
+                     "page_size": 1000}, retry=None, timeout=self.call_timeout)
+        running = {}
+        async for batch in pager:
+            running[batch.name.rpartition("/")[2]] = self._status(batch)
+        out = {i: running[str(i)] for i in ids if str(i) in running}
+        rest = [i for i in ids if i not in out]
+        if rest:
+            out.update(await super().astatuses(rest))
+        return out
+
+    def cancel(self, job_id: Any) -> None:
+        """Cancel the batch's long-running operation (what the official ``on_kill`` does)."""
+        status = self.status(job_id)
+        operation = status.raw.get("operation")
+        if status.is_terminal or not operation:
+            log.info("Dataproc batch %s is %s: nothing to cancel", job_id, status.state)
+            return
+        self.hook.get_operations_client(region=self.region).cancel_operation(name=operation)
+
+    def url(self, job_id: Any) -> str | None:
+        from airflow.providers.google.cloud.links.dataproc import DATAPROC_BATCH_LINK
+
+        return DATAPROC_BATCH_LINK.format(region=self.region, project_id=self.project_id, batch_id=job_id)
+
+    async def aclose(self) -> None:
+        client = getattr(self._async_hook, "_cached_batch_client", None)
+        if client is not None:
+            await client.transport.close()

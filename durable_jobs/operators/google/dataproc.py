@@ -29,14 +29,14 @@ Differences from the official operator, on purpose:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from airflow.providers.google.cloud.operators import dataproc as _official
 
 from durable_jobs.exceptions import DurableJobError, JobFailedError
 from durable_jobs.faults import cap
 from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.hooks.google_dataproc import DataprocJobClient
+from durable_jobs.hooks.google_dataproc import DataprocBatchClient, DataprocJobClient
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
@@ -173,4 +173,142 @@ class DataprocSubmitJobOperator(DurableJobMixin, _official.DataprocSubmitJobOper
         return self.job_client.phase_of(status) in (JobPhase.ACTIVE, JobPhase.UNKNOWN)
 
 
-__all__ = ["DataprocJobError", "DataprocSubmitJobOperator"]
+class DataprocCreateBatchOperator(DurableJobMixin, _official.DataprocCreateBatchOperator):
+    """The official ``DataprocCreateBatchOperator``, creating each batch exactly once: its ``batch_id`` is the
+    epoch's key (``<batch_id or batch_id_prefix or "airflow">-<key>``), its ``request_id`` the key's nonce
+    (combined with the user's ``request_id``). A FAILED batch is retried as a new batch, not re-attached."""
+
+    if TYPE_CHECKING:  # what the official operator defines
+        project_id: str
+        region: str
+        batch: Any
+        batch_id: str | None
+        batch_id_prefix: str | None
+        request_id: str | None
+        num_retries_if_resource_is_not_ready: int
+        retry: Any
+        timeout: float | None
+        metadata: Any
+        gcp_conn_id: str
+        impersonation_chain: Any
+        asynchronous: bool
+        deferrable: bool
+        polling_interval_seconds: int
+
+        @property
+        def hook(self) -> Any: ...
+
+    __init__ = _dataproc_init(_official.DataprocCreateBatchOperator)
+
+    external_id_key = "dataproc_batch_id"
+    poll_interval_argument = "polling_interval_seconds"
+    durable_request_fields = ("request_id", "num_retries_if_resource_is_not_ready")
+    official_event_id_keys = ("batch_id",)
+
+    @property
+    def wait_for_termination(self) -> bool:
+        return bool(self.deferrable or not self.asynchronous)
+
+    def user_idempotency_token(self) -> str | None:
+        """The user's ``batch_id`` (or ``batch_id_prefix``) becomes the prefix of the key-derived batch id."""
+        if self.batch_id and self.batch_id_prefix:
+            raise ValueError("batch_id and batch_id_prefix are mutually exclusive")
+        return self.batch_id or self.batch_id_prefix or None
+
+    @property
+    def batch_client(self) -> DataprocBatchClient:
+        return cast(DataprocBatchClient, self.job_client)
+
+    def make_job_client(self) -> DataprocBatchClient:
+        return DataprocBatchClient(self.gcp_conn_id, region=self.region, project_id=self.project_id or None,
+                                   impersonation_chain=self.impersonation_chain, timeout=self.timeout)
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        if self.asynchronous and self.deferrable:
+            raise AirflowException("Both asynchronous and deferrable parameters were passed. Please, provide only one.")
+        self.log.info("Starting batch. The batch ID is made from this epoch's idempotency key.")
+        if self.openlineage_inject_parent_job_info or self.openlineage_inject_transport_info:
+            self.log.info("Automatic injection of OpenLineage information into Spark properties is enabled.")
+            self._inject_openlineage_properties_into_dataproc_batch(context)
+        getattr(self, "_DataprocCreateBatchOperator__update_batch_labels")()  # upstream's private label helper
+        self._durable_not_ready_left = int(self.num_retries_if_resource_is_not_ready or 0)
+        return {"batch": self.batch, "request_id": self.request_id, "retry": self.retry, "timeout": self.timeout,
+                "metadata": self.metadata}
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        from airflow.providers.google.cloud.links.dataproc import DataprocBatchLink
+
+        if not reconnected:
+            self.log.info("The batch %s was created.", job_id)
+        if context is not None:
+            DataprocBatchLink.persist(context=context, project_id=self.batch_client.project_id, region=self.region,
+                                      batch_id=str(job_id))
+        if self.wait_for_termination and not self.deferrable:
+            self.log.info("Waiting for the completion of batch job %s", job_id)
+
+    def _batch_dict(self, job_id: Any) -> dict[str, Any]:
+        from google.cloud.dataproc_v1 import Batch
+
+        batch = self.call_vendor(job_id, lambda: self.batch_client.hook.get_batch(
+            batch_id=str(job_id), region=self.region, project_id=self.batch_client.project, retry=self.retry,
+            timeout=self.timeout, metadata=self.metadata))
+        return Batch.to_dict(batch)
+
+    def _link(self, job_id: Any) -> str:
+        return self.batch_client.url(job_id) or ""
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        self.log.info("Batch job %s completed.\nDriver logs: %s", job_id, self._link(job_id))
+        if self.deferrable:  # upstream's execute_complete returns None
+            return None
+        return self._batch_dict(job_id)
+
+    def accepted_result(self, context: Context, job_id: Any) -> Any:
+        self.log.info("The batch %s was created asynchronously. Exiting. It was accepted, which is not success; "
+                      "a DataprocBatchSensor (or asynchronous=False) reports its outcome.", job_id)
+        return self._batch_dict(job_id)
+
+    def on_failed_job(self, context: Context, job_id: Any, status: JobStatus) -> bool:
+        """``num_retries_if_resource_is_not_ready``, as upstream: delete the failed batch and create it again under
+        the same batch id (a fresh request id), then wait for it."""
+        left = getattr(self, "_durable_not_ready_left", int(self.num_retries_if_resource_is_not_ready or 0))
+        hook = self.batch_client.hook
+        if status.state != "FAILED" or left <= 0 or not hook.check_error_for_resource_is_not_ready_msg(status.message):
+            return False
+        self._durable_not_ready_left = left - 1
+        self.log.info("Retrying creation process for batch_id %s", job_id)
+        self.log.info("Deleting previous failed Batch")
+        project = self.batch_client.project
+        hook.delete_batch(batch_id=str(job_id), region=self.region, project_id=project, retry=self.retry,
+                          timeout=self.timeout, metadata=self.metadata)
+        self.log.info("Starting a new creation for batch_id %s", job_id)
+        request = {"batch": self.batch, "request_id": self.request_id, "retry": self.retry, "timeout": self.timeout,
+                   "metadata": self.metadata,
+                   "request_suffix": f"-r{self.num_retries_if_resource_is_not_ready - left + 1}"}
+        self.batch_client.submit(request, str(job_id))
+        return True
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        link = self._link(job_id)
+        if status.state == "CANCELLED":
+            text = f"Batch job {job_id} was cancelled.\nDriver logs: {link}"
+        else:
+            text = f"Batch job {job_id} failed with error: {cap(status.message, 2000)}.\nDriver logs: {link}"
+        return DataprocJobError(f"{text}\nA retry creates a new batch.", job_id=job_id, state=status.state)
+
+    def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
+        if isinstance(event, dict) and "client" not in event and "batch_state" in event:
+            state = str(event.get("batch_state"))
+            if state != "SUCCEEDED":  # the official trigger's outcome, read as the official operator does
+                self.handle_batch_status(context, state, str(event.get("batch_id")), event.get("batch_state_message"))
+        if event is None:
+            raise AirflowException("Batch failed.")
+        return super().execute_complete(context, event)
+
+    def is_job_active(self, status: str) -> bool:
+        return self.batch_client.phase_of(status) in (JobPhase.ACTIVE, JobPhase.UNKNOWN)
+
+
+__all__ = ["DataprocCreateBatchOperator", "DataprocJobError", "DataprocSubmitJobOperator"]

@@ -39,3 +39,26 @@ dp_official = submit_job("dp_official", operator=OfficialSubmitJob)
 dp_long = submit_job("dp_long", job={**JOB, "labels": {"emulator-seconds": "30"}})
 dp_long_deferrable = submit_job("dp_long_deferrable", job={**JOB, "labels": {"emulator-seconds": "30"}},
                                 deferrable=True)
+
+
+# ------------------------------------------------------------------ Serverless batches
+from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator  # noqa: E402
+
+BATCH = {"pyspark_batch": {"main_python_file_uri": "gs://bucket/daily.py", "args": ["{{ ds }}"]}}
+
+
+def create_batch(dag_id: str, *, batch=None, **kwargs) -> DAG:
+    args = dict(batch=batch or BATCH, region=REGION, project_id=PROJECT, polling_interval_seconds=0.2)
+    with DAG(dag_id, schedule=None, start_date=START, catchup=False) as dag:
+        DataprocCreateBatchOperator(task_id="run", **{**RETRIES, **args, **kwargs})
+    return dag
+
+
+b_sync = create_batch("b_sync")
+b_deferrable = create_batch("b_deferrable", deferrable=True)
+b_user_id = create_batch("b_user_id", batch_id="daily-{{ ds_nodash }}", request_id="req-{{ ds_nodash }}")
+b_fails = create_batch("b_fails", batch={**BATCH, "labels": {"emulator-outcome": "failed"}}, retries=1)
+b_fails_deferrable = create_batch("b_fails_deferrable", batch={**BATCH, "labels": {"emulator-outcome": "failed"}},
+                                  retries=1, deferrable=True)
+b_not_ready = create_batch("b_not_ready", batch={**BATCH, "labels": {"emulator-outcome": "not-ready-once"}},
+                           num_retries_if_resource_is_not_ready=1)
