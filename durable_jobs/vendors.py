@@ -195,6 +195,18 @@ _GOOGLE_DATAPROC: tuple[Service, ...] = (
                      crash="dataproc_jobs"),
         ),
     ),
+    Service(
+        key="dataproc_batches", name="Google Cloud Dataproc Serverless batches", unit="batch", tags=("google",),
+        doc_url="https://cloud.google.com/dataproc/docs/reference/rpc/google.cloud.dataproc.v1#batchcontroller",
+        client="durable_jobs.hooks.google_dataproc.DataprocBatchClient",
+        batch_status='ListBatches (filter "state = RUNNING"), then one GetBatch per batch that left it',
+        emulator="the Dataproc gRPC emulator (durable_jobs.emulators.dataproc)",
+        operators=(
+            Operator("DataprocCreateBatchOperator", "durable_jobs.operators.google.dataproc",
+                     f"{_GOOGLE}.dataproc.DataprocCreateBatchOperator",
+                     "`batch_id` (your id or prefix + key; found again by `GetBatch`) and `request_id`"),
+        ),
+    ),
 )
 
 FAMILIES: tuple[Family, ...] = (

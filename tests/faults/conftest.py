@@ -28,7 +28,7 @@ from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 PATHS = ("sync", "deferrable")
 #: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
 VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api", "bigquery",
-           "dataproc_jobs")
+           "dataproc_jobs", "dataproc_batches")
 CONCURRENCY = 16
 
 
@@ -61,10 +61,10 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             made[cell] = BigQueryTarget(cell)
             stop.append(made[cell].stop)
             continue
-        if vendor == "dataproc_jobs":
-            from targets_dataproc import DataprocJobsTarget
+        if vendor in ("dataproc_jobs", "dataproc_batches"):
+            from targets_dataproc import DataprocBatchesTarget, DataprocJobsTarget
 
-            made[cell] = DataprocJobsTarget(cell)
+            made[cell] = (DataprocJobsTarget if vendor == "dataproc_jobs" else DataprocBatchesTarget)(cell)
             stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":

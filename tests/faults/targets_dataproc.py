@@ -86,7 +86,7 @@ class DataprocJobsTarget:
 
     # ------------------------------------------------------------------ faults
     def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        get, submit = "GetJob", "SubmitJob"
+        get, submit = getattr(self, "_methods", ("GetJob", "SubmitJob"))
         rules: dict[str, dict[str, Any]] = {
             "throttled-retry-after": dict(method=get, code="RESOURCE_EXHAUSTED", times=2),
             "throttled": dict(method=get, code="RESOURCE_EXHAUSTED", times=3),
@@ -112,3 +112,31 @@ class DataprocJobsTarget:
 
     def delete(self, job_id: Any) -> None:
         self.emu.forget("job", str(job_id))
+
+
+class DataprocBatchesTarget(DataprocJobsTarget):
+    """The same shared emulator, for ``DataprocCreateBatchOperator``: GetBatch and CreateBatch are the calls."""
+
+    service = "dataproc_batches"
+    BATCH = {"pyspark_batch": {"main_python_file_uri": "gs://faults/job.py"}}
+
+    def operator(self, **kwargs: Any):
+        from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator
+
+        return DataprocCreateBatchOperator(task_id="faults", batch=self.BATCH, region=REGION, project_id=self.project,
+                                           gcp_conn_id=self.conn_id, polling_interval_seconds=0.2, timeout=TIMEOUT,
+                                           **kwargs)
+
+    def request(self, op) -> dict[str, Any]:
+        return {"batch": self.BATCH, "timeout": TIMEOUT}
+
+    def jobs_created(self) -> int:
+        return sum(1 for e in self.emu.ledger()
+                   if e["op"] == "CreateBatch" and e["created"] and e["project"] == self.project)
+
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        self._methods = ("GetBatch", "CreateBatch")
+        super().arm(case, seconds=seconds)
+
+    def delete(self, job_id: Any) -> None:
+        self.emu.forget("batch", str(job_id))

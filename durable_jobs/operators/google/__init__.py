@@ -6,6 +6,6 @@
 from __future__ import annotations
 
 from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
-from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
 
-__all__ = ["BigQueryInsertJobOperator", "DataprocSubmitJobOperator"]
+__all__ = ["BigQueryInsertJobOperator", "DataprocCreateBatchOperator", "DataprocSubmitJobOperator"]
