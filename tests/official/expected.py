@@ -268,6 +268,61 @@ DATAPROC_START_FROM_TRIGGER = Entry(
 )
 
 
+# ---- Google BigQuery (provider 22.8.0): BigQueryInsertJobOperator
+_BIGQUERY = "unit/google/cloud/operators/test_bigquery.py"
+BIGQUERY_DIFFERENCES = "docs/google/bigquery.md#what-changes-vs-upstream"
+BIGQUERY_MAGICMOCK_STORE = Entry(
+    NOT_APPLICABLE,
+    "The test passes `MagicMock()` as the task context (or as its `task_state_store`), so the store answers a "
+    "MagicMock where Airflow's answers None or the JSON written earlier. Ours reads its checkpoint on the "
+    "deferrable path too (the official deferrable path keeps none) and refuses a value that is neither a record "
+    "nor an id (README: store unreadable -> fail the try); two of the tests compare that error's text.",
+    match=r"holds \"<MagicMock|assert 'task_state_s\.\.\. start fresh\.' == ",
+    link=README_DIFFERENCES,
+)
+BIGQUERY_MOCKED_JOB = Entry(
+    INTERNAL,
+    "The test patches `BigQueryHook` with a MagicMock whose `insert_job` / `get_job` return MagicMock jobs. The "
+    "official operator waits with that job object's `result()`, which the mock answers at once, and never reads "
+    "its `state`; ours polls `jobs.get` under the shared fault policy and reads `state`: a MagicMock, which is no "
+    "BigQuery state (the wait ends at `unknown_state_budget`), or a `RUNNING` that never changes (the wait does "
+    "not end; the suite's 120 s limit does).",
+    match=r"in state \"<MagicMock name='BigQueryHook\(\)\.get_job\(\)\.state'|test took longer than 120 s",
+)
+BIGQUERY_MOCKED_NEW_JOB = Entry(
+    INTERNAL,
+    "The stored job failed or vanished, so both operators insert a new job. The official operator then waits "
+    "on the inserted job object (`result()`, answered by the mock); ours reads the new job with `jobs.get`, "
+    "which the test's mock answers with the old job's failure (or 404) for every id.",
+    match=r"BigQueryJobError: BigQuery job \S+ failed: boom|JobFailedError: BigQuery job new-job-id no longer exists",
+)
+BIGQUERY_OWN_DONE_JOB = Entry(
+    DELIBERATE,
+    "The test expects `AirflowException` when the job id already exists and the job is DONE (`force_rerun=False`, "
+    "or DONE not in `reattach_states`). Ours makes the id from this epoch's key, so a job found under it is this "
+    "task's own: DONE and succeeded is success, not \"Job is already in state DONE\".",
+    match=r"DID NOT RAISE AirflowException",
+    link=BIGQUERY_DIFFERENCES,
+)
+BIGQUERY_FAILED_JOB_NEW_TRY = Entry(
+    DELIBERATE,
+    "The test expects a job that ended with a 429 `errorResult` to be replaced by a new job within the same try. "
+    "Ours fails the try with the official text; Airflow's retry inserts the new job under a new key (a failed job "
+    "is never reinserted inside a try: the retry's record decides).",
+    match=r"BigQueryJobError: BigQuery job initial_generated_job_id failed: Quota exceeded",
+    link=BIGQUERY_DIFFERENCES,
+)
+BIGQUERY_SUBMIT_ERROR = Entry(
+    DELIBERATE,
+    "The test suppresses the `RuntimeError` the mocked `insert_job` raises. Ours reports a rejected submit as "
+    "`JobSubmitError` (an `AirflowException`) naming the endpoint and the idempotency key, chained to the "
+    "`RuntimeError`, so the test's `suppress(RuntimeError)` does not catch it.",
+    match=r"JobSubmitError: BigQuery POST projects/\{project\}/jobs \(jobs\.insert\) under idempotency key \S+ was "
+          r"rejected \(rejected: RuntimeError",
+    link=README_DIFFERENCES,
+)
+
+
 REASONS: tuple[Reason, ...] = (
     Reason(MAGICMOCK_CONTEXT_SWALLOWED, _ids(_BATCH, "TestBatchOperator::test_execute_with_failures")),
     Reason(UNREADABLE_STORE, (
@@ -569,11 +624,115 @@ REASONS: tuple[Reason, ...] = (
         ),
     )),
     Reason(MAGICMOCK_CONTEXT, _ids(_DATAPROC, "TestDataprocSubmitJobOperator::test_execute_deferrable")),
+    Reason(DATAPROC_HOOK_LOOKUP, (
+        *_ids(
+            _DATAPROC,
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_transport_info_injection_skipped_when_ol_not_accessible",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_long_taskid_labels_ignored",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_asdict_labels_updated",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_asdict_labels_uppercase_transformed",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_asdict_taskid_max_length_labels_updated",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_asobj_labels_updated",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_invalid_taskid_labels_ignored",
+            "TestDataprocCreateBatchOperator::"
+            "test_create_batch_labels_sanitize_underscores_and_dots",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_all_info_injection",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_parent_job_info_injection",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_parent_job_info_injection_skipped_by_default_unless_enabled",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_parent_job_info_injection_skipped_when_already_present",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_parent_job_info_injection_skipped_when_ol_not_accessible",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_transport_info_injection",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_transport_info_injection_skipped_by_default_unless_enabled",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_openlineage_transport_info_injection_skipped_when_already_present",
+        ),
+    )),
+    Reason(MAGICMOCK_CONTEXT, (
+        *_ids(
+            _DATAPROC,
+            "TestDataprocCreateBatchOperator::"
+            "test_execute",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_batch_already_exists_cancelled",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_batch_already_exists_fails",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_batch_already_exists_succeeds",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_with_batch_id_prefix",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_with_batch_id_prefix_generates_new_id_per_task_attempt",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_with_batch_id_prefix_retries_resource_not_ready_with_same_id",
+            "TestDataprocCreateBatchOperator::"
+            "test_execute_with_result_retry",
+        ),
+    )),
     Reason(DATAPROC_START_FROM_TRIGGER, _ids(
         _DATAPROC,
         "TestDataprocSubmitJobOperator::test_start_from_trigger_sets_start_trigger_args",
         "TestDataprocSubmitJobOperator::test_start_from_trigger_without_deferrable_does_not_set_args",
     )),
+    Reason(BIGQUERY_MAGICMOCK_STORE, _ids(
+        _BIGQUERY,
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_async",
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_async_error_before_deferred",
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_async_inherits_hook_project_id_when_non_given",
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_execute_complete",
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_execute_complete_reassigns_job_id",
+        "TestBigQueryInsertJobOperator::test_bigquery_insert_job_operator_with_job_id_generate",
+        "TestBigQueryInsertJobOperator::test_execute_force_rerun_async",
+        "TestBigQueryInsertJobOperatorDurable::test_deferrable_unaffected_by_durable",
+    )),
+    Reason(BIGQUERY_MOCKED_JOB, _ids(
+        _BIGQUERY,
+        "TestBigQueryInsertJobOperator::test_execute_adds_to_existing_labels",
+        "TestBigQueryInsertJobOperator::test_execute_copy_success",
+        "TestBigQueryInsertJobOperator::test_execute_force_rerun",
+        "TestBigQueryInsertJobOperator::test_execute_generate_job_id_with_ti_try_number",
+        "TestBigQueryInsertJobOperator::test_execute_inherits_labels_from_connection",
+        "TestBigQueryInsertJobOperator::test_execute_openlineage_events",
+        "TestBigQueryInsertJobOperator::test_execute_pushes_deprecated_job_id_path_xcom",
+        "TestBigQueryInsertJobOperator::test_execute_query_success",
+        "TestBigQueryInsertJobOperator::test_execute_reattach",
+        "TestBigQueryInsertJobOperator::test_execute_respects_explicit_no_labels",
+        "TestBigQueryInsertJobOperator::test_on_kill",
+        "TestBigQueryInsertJobOperator::test_on_kill_after_execution_timeout",
+        "TestBigQueryInsertJobOperatorDurable::test_configured_job_id_uses_rendered_template_not_raw_jinja",
+        "TestBigQueryInsertJobOperatorDurable::test_durable_false_never_touches_task_state_store",
+        "TestBigQueryInsertJobOperatorDurable::test_persists_job_id_to_task_state_store_on_fresh_submit",
+        "TestBigQueryInsertJobOperatorDurable::test_reconnect_wins_over_force_rerun_default",
+        "TestBigQueryInsertJobOperatorDurable::test_reconnects_to_running_job_without_resubmitting",
+    )),
+    Reason(BIGQUERY_MOCKED_NEW_JOB, _ids(
+        _BIGQUERY,
+        "TestBigQueryInsertJobOperatorDurable::test_resubmit_computes_id_from_configured_job_id_not_stale_stored_id",
+        "TestBigQueryInsertJobOperatorDurable::test_resubmits_when_stored_job_in_terminal_failure",
+        "TestBigQueryInsertJobOperatorDurable::test_resubmits_when_stored_job_not_found",
+    )),
+    Reason(BIGQUERY_OWN_DONE_JOB, _ids(
+        _BIGQUERY,
+        "TestBigQueryInsertJobOperator::test_execute_no_force_rerun",
+        "TestBigQueryInsertJobOperator::test_execute_reattach_to_done_state",
+    )),
+    Reason(BIGQUERY_FAILED_JOB_NEW_TRY,
+           _ids(_BIGQUERY, "TestBigQueryInsertJobOperator::test_execute_conflict_429_retry_resubmits_job")),
+    Reason(BIGQUERY_SUBMIT_ERROR,
+           _ids(_BIGQUERY, "TestBigQueryInsertJobOperator::test_execute_fails_openlineage_events")),
 )
 
 

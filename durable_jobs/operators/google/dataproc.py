@@ -223,9 +223,17 @@ class DataprocCreateBatchOperator(DurableJobMixin, _official.DataprocCreateBatch
         return DataprocBatchClient(self.gcp_conn_id, region=self.region, project_id=self.project_id or None,
                                    impersonation_chain=self.impersonation_chain, timeout=self.timeout)
 
-    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+    def execute(self, context: Context) -> Any:
+        """Upstream's argument checks first, before any checkpoint is read or written."""
         if self.asynchronous and self.deferrable:
             raise AirflowException("Both asynchronous and deferrable parameters were passed. Please, provide only one.")
+        if self.batch_id and self.batch_id_prefix:
+            raise ValueError("batch_id and batch_id_prefix are mutually exclusive")
+        if self.batch_id_prefix and self.request_id:
+            raise ValueError("batch_id_prefix and request_id are mutually exclusive")
+        return super().execute(context)
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
         self.log.info("Starting batch. The batch ID is made from this epoch's idempotency key.")
         if self.openlineage_inject_parent_job_info or self.openlineage_inject_transport_info:
             self.log.info("Automatic injection of OpenLineage information into Spark properties is enabled.")
