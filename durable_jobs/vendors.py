@@ -204,7 +204,8 @@ _GOOGLE_DATAPROC: tuple[Service, ...] = (
         operators=(
             Operator("DataprocCreateBatchOperator", "durable_jobs.operators.google.dataproc",
                      f"{_GOOGLE}.dataproc.DataprocCreateBatchOperator",
-                     "`batch_id` (your id or prefix + key; found again by `GetBatch`) and `request_id`"),
+                     "`batch_id` (your id or prefix + key; found again by `GetBatch`) and `request_id`",
+                     crash="dataproc_batches"),
         ),
     ),
 )

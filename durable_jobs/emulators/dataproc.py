@@ -156,9 +156,9 @@ class DataprocEmulator:
         """Keep ``project``'s jobs and batches RUNNING (after PENDING) until thawed or finished."""
         self.model.freeze(project, on)
 
-    def finish_project(self, project: str, state: str = "DONE") -> None:
+    def finish_project(self, project: str, state: str = "DONE", kind: str = "job") -> None:
         with self.model.lock:
-            for item in self.model.jobs.values():
+            for item in self.model.jobs.values() if kind == "job" else self.model.batches.values():
                 if item.project == project:
                     item.forced = state
 

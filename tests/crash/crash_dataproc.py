@@ -23,11 +23,11 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
 
 from durable_jobs.emulators.dataproc import REGION, ROUTE_ENV, DataprocEmulator
 
-SUBMIT = "SubmitJob"
-GET = "GetJob"
-RAW_KEY = "dataproc_job_id"
-CHECKPOINT_KEY = f"{RAW_KEY}_durable"
 VENDOR = "dataproc_jobs"
+BATCHES = "dataproc_batches"
+#: per vendor: (submit method, status method, bare store key, the state a success ends in, kind)
+CALLS = {VENDOR: ("SubmitJob", "GetJob", "dataproc_job_id", "DONE", "job"),
+         BATCHES: ("CreateBatch", "GetBatch", "dataproc_batch_id", "SUCCEEDED", "batch")}
 
 
 def project_of(key: str) -> str:
@@ -37,8 +37,9 @@ def project_of(key: str) -> str:
 class DataprocTenant:
     """One cell's view of the shared emulator: its project's holds, clock and ledger."""
 
-    def __init__(self, emulator: DataprocEmulator, project: str):
+    def __init__(self, emulator: DataprocEmulator, project: str, vendor: str = VENDOR):
         self.emulator, self.project = emulator, project
+        self.submit, self.get, self.raw_key, self.done, self.kind = CALLS[vendor]
 
     def add_hold(self, method: str, phase: str) -> None:
         self.emulator.add_hold(method, phase, self.project)
@@ -52,23 +53,29 @@ class DataprocTenant:
 
     def ledger(self) -> list[dict[str, Any]]:
         return [e for e in self.emulator.ledger() if e.get("project") == self.project
-                or (e["op"] == "CancelJob" and e["id"] in self.jobs())]
+                or (e["op"] in ("CancelJob", "CancelOperation") and e["id"] in self.jobs())]
 
     def jobs(self) -> dict[str, str]:
+        """This cell's jobs (or batches) and their states."""
         model = self.emulator.model
         with model.lock:
-            return {k[2]: model.state_of(v) for k, v in model.jobs.items() if k[0] == self.project}
+            pool = model.jobs.values() if self.kind == "job" else model.batches.values()
+            return {v.id: model.state_of(v) for v in pool if v.project == self.project}
 
     def gets(self) -> int:
-        return self.emulator.calls_by_project.get((GET, self.project), 0)
+        return self.emulator.calls_by_project.get((self.get, self.project), 0)
+
+    def finish_all(self) -> None:
+        self.emulator.finish_project(self.project, self.done, self.kind)
 
 
 class DataprocFleet:
     """The one emulator (127.0.0.1, port 0) and a tenant per cell."""
 
-    def __init__(self, keys: list[str]):
+    def __init__(self, keys: dict[str, str]):
+        """``keys``: cell key -> vendor (``dataproc_jobs`` / ``dataproc_batches``)."""
         self.emulator = DataprocEmulator(run_seconds=3.0).start()
-        self.tenants = {key: DataprocTenant(self.emulator, project_of(key)) for key in keys}
+        self.tenants = {key: DataprocTenant(self.emulator, project_of(key), vendor) for key, vendor in keys.items()}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
         out = {ROUTE_ENV: self.emulator.address}
@@ -88,19 +95,20 @@ class DataprocCellRun(CellRun):
     emu: DataprocTenant  # type: ignore[assignment]
 
     def record(self) -> dict[str, Any] | None:
-        value = self.store().get(CHECKPOINT_KEY)
+        value = self.store().get(f"{self.emu.raw_key}_durable")
         return value if isinstance(value, dict) else None
 
     def stored_id(self) -> Any:
         store = self.store()
-        record = store.get(CHECKPOINT_KEY)
+        record = store.get(f"{self.emu.raw_key}_durable")
         if isinstance(record, dict):
             return record.get("id")
-        return store.get(RAW_KEY)
+        return store.get(self.emu.raw_key)
 
     def describe_store(self) -> str:
         store = self.store()
-        record = store.get(CHECKPOINT_KEY)
+        RAW_KEY = self.emu.raw_key  # noqa: N806 - as in the other vendors' cell runs
+        record = store.get(f"{RAW_KEY}_durable")
         if isinstance(record, dict):
             if record.get("id") is None:
                 return f"store: intent without id (nonce {record['nonce'][:8]}…)"
@@ -148,33 +156,33 @@ class DataprocCellRun(CellRun):
 
     def collect(self) -> None:
         ledger = self.emu.ledger()
-        submits = [e for e in ledger if e["op"] == SUBMIT]
+        submits = [e for e in ledger if e["op"] == self.emu.submit]
         created = [e for e in submits if e["created"]]
         jobs = self.emu.jobs()
         self.outcome.submit_calls = len(submits)
         self.outcome.deduplicated = sum(1 for e in submits if not e["created"])
         self.outcome.runs_created = len(created)
-        self.outcome.cancels = sum(1 for e in ledger if e["op"] == "CancelJob")
+        self.outcome.cancels = sum(1 for e in ledger if e["op"] in ("CancelJob", "CancelOperation"))
         self.outcome.tokens = [e["request_id"] or None for e in created]
-        self.outcome.run_results = [{"DONE": "SUCCESS", "ERROR": "FAILURE"}.get(jobs.get(e["id"], ""),
-                                                                                 jobs.get(e["id"])) for e in created]
-        # a job whose cancel Dataproc accepted (CANCEL_PENDING / CANCEL_STARTED) is ending, not an orphan
-        ending = ("DONE", "ERROR", "CANCELLED", "CANCEL_PENDING", "CANCEL_STARTED")
+        results = {"DONE": "SUCCESS", "SUCCEEDED": "SUCCESS", "ERROR": "FAILURE", "FAILED": "FAILURE"}
+        self.outcome.run_results = [results.get(jobs.get(e["id"], ""), jobs.get(e["id"])) for e in created]
+        # a job whose cancel Dataproc accepted (CANCEL_PENDING / CANCEL_STARTED / CANCELLING) is ending, not an orphan
+        ending = ("DONE", "ERROR", "CANCELLED", "CANCEL_PENDING", "CANCEL_STARTED", "SUCCEEDED", "FAILED", "CANCELLING")
         self.outcome.active_jobs = sum(1 for s in jobs.values() if s not in ending)
 
 
 # ====================================================================== drivers
 def w2(run: DataprocCellRun) -> None:
     """SubmitJob parked *after* the emulator created the job; the worker SIGKILLed with the reply unsent."""
-    run.arm(SUBMIT, "after")
+    run.arm(run.emu.submit, "after")
     run.trigger()
-    run.wait_held(SUBMIT, "after")
+    run.wait_held(run.emu.submit, "after")
     if len(run.emu.jobs()) != 1:
         raise StackError("W2 window missed: the job was not created")
     if run.stored_id() is not None:
         raise StackError("W2 window missed: the job id already reached the store")
     if run.ours and not run.record():
-        raise StackError("W2 window missed: no intent record before SubmitJob")
+        raise StackError(f"W2 window missed: no intent record before {run.emu.submit}")
     run.proof("vendor: job created; its id has not reached the store")
     run.proof(run.describe_store())
     run.kill_worker()
@@ -184,9 +192,9 @@ def w2(run: DataprocCellRun) -> None:
 def w3(run: DataprocCellRun) -> None:
     """The worker's first GetJob parked: the job id is in the store (ours; the official sync path has none)."""
     run.freeze()
-    run.arm(GET, "before")
+    run.arm(run.emu.get, "before")
     run.trigger()
-    run.wait_held(GET, "before")
+    run.wait_held(run.emu.get, "before")
     if run.ours and run.stored_id() is None:
         raise StackError("W3 window missed: no job id in the store yet")
     run.proof(run.describe_store())
@@ -200,11 +208,11 @@ def w5_sync(run: DataprocCellRun) -> None:
     run.freeze()
     run.trigger()
     run.wait("the job to be submitted", lambda: run.emu.jobs())
-    run.arm(GET, "before")
-    run.wait_held(GET, "before")
-    run.emu.emulator.finish_project(run.emu.project)
+    run.arm(run.emu.get, "before")
+    run.wait_held(run.emu.get, "before")
+    run.emu.finish_all()
     states = list(run.emu.jobs().values())
-    if states != ["DONE"]:
+    if states != [run.emu.done]:
         raise StackError(f"W5 window missed: jobs {states}")
     run.proof("vendor: job DONE while the worker's status call is held")
     run.kill_worker()
@@ -218,7 +226,7 @@ def w5_deferrable(run: DataprocCellRun) -> None:
     run.trigger()
     run.wait_deferred_and_polled()
     run.wait("the scheduler to take in the deferring process's exit", lambda: run.scheduler_saw_exit(1), 60, 0.5)
-    run.emu.emulator.finish_project(run.emu.project)
+    run.emu.finish_all()
     run.thaw()
     run.wait("the trigger to fire (the task no longer deferred)", lambda: run.ti()["state"] != "deferred", 60)
     run.proof("vendor: job DONE; the trigger fired; the resumed try is killed as it starts")
@@ -238,9 +246,9 @@ def sigterm_sync(run: DataprocCellRun) -> None:
 def sigterm_deferrable(run: DataprocCellRun) -> None:
     """Evicted inside SubmitJob (the job created, the reply parked): the official deferrable path keeps no
     record at all, so this is its window too."""
-    run.arm(SUBMIT, "after")
+    run.arm(run.emu.submit, "after")
     run.trigger()
-    run.wait_held(SUBMIT, "after")
+    run.wait_held(run.emu.submit, "after")
     run.proof(run.describe_store())
     run.evict_worker()
     run.emu.release(abandon=True)
@@ -258,6 +266,20 @@ DATAPROC_SCENARIOS: list[Scenario] = [
     Scenario("DATAPROC-MARK-FAILED", "Dataproc: user marks the task failed (sync: while polling; deferrable: "
              "while deferred)", {"sync": mark_failed_sync, "deferrable": mark_failed_deferred},
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1, vendor=VENDOR),
+]
+
+DATAPROC_SCENARIOS += [
+    Scenario("DATAPROC-BATCH-W2", "Dataproc batches: worker SIGKILL after CreateBatch created the batch, before its "
+             "id reached the store", {"sync": w2, "deferrable": w2}, vendor=BATCHES),
+    Scenario("DATAPROC-BATCH-W3", "Dataproc batches: worker SIGKILL after the checkpoint, at the first GetBatch",
+             {"sync": w3, "deferrable": w3}, vendor=BATCHES, operators=("ours",)),
+    Scenario("DATAPROC-BATCH-W5", "Dataproc batches: worker SIGKILL after the batch succeeded (sync: last poll held; "
+             "deferrable: the resumed try)", {"sync": w5_sync, "deferrable": w5_deferrable}, vendor=BATCHES),
+    Scenario("DATAPROC-BATCH-SIGTERM", "Dataproc batches: worker SIGTERM (eviction/deploy), 4 s grace, then SIGKILL",
+             {"sync": sigterm_sync, "deferrable": sigterm_deferrable}, vendor=BATCHES),
+    Scenario("DATAPROC-BATCH-MARK-FAILED", "Dataproc batches: user marks the task failed (sync: while polling; "
+             "deferrable: while deferred)", {"sync": mark_failed_sync, "deferrable": mark_failed_deferred},
+             expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1, vendor=BATCHES),
 ]
 
 __all__ = ["DATAPROC_SCENARIOS", "REGION", "DataprocCellRun", "DataprocFleet"]

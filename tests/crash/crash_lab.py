@@ -74,12 +74,12 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             env.update(bq_fleet.conn_env({c.conn_id: c.key for c in bigquery}))
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
                                                             os.environ.get("PYTHONPATH", "")) if p)
-        dataproc = [c for c in cells if c.scenario.vendor == "dataproc_jobs"]
+        dataproc = [c for c in cells if c.scenario.vendor in ("dataproc_jobs", "dataproc_batches")]
         if dataproc:  # one Dataproc gRPC emulator, a project per cell (tests/crash/crash_dataproc.py)
             from crash_bigquery import ROUTE_DIR as GOOGLE_ROUTE_DIR
             from crash_dataproc import DataprocFleet
 
-            dp_fleet = DataprocFleet([c.key for c in dataproc])
+            dp_fleet = DataprocFleet({c.key: c.scenario.vendor for c in dataproc})
             env.update(dp_fleet.conn_env({c.conn_id: c.key for c in dataproc}))
             if str(GOOGLE_ROUTE_DIR) not in env.get("PYTHONPATH", ""):
                 env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),

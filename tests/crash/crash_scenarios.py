@@ -979,7 +979,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     vendor = cell.scenario.vendor
     kind = AwsCellRun if vendor in AWS_SERVICES else SnowflakeCellRun if vendor == "snowflake" else CellRun
     kind = BigQueryCellRun if vendor == "bigquery" else kind
-    kind = DataprocCellRun if vendor == "dataproc_jobs" else kind
+    kind = DataprocCellRun if vendor in ("dataproc_jobs", "dataproc_batches") else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:

@@ -155,6 +155,23 @@ def _dataproc_task(cell: dict) -> None:
     op(**kwargs)
 
 
+def _dataproc_batch_task(cell: dict) -> None:
+    """The cell's Dataproc Serverless batch, ours or the official one, on its own connection (its own project)."""
+    from airflow.providers.google.cloud.operators import dataproc as official_dataproc
+
+    from durable_jobs.operators.google import dataproc as ours_dataproc
+
+    ours = cell["operator"] == "ours"
+    op = ours_dataproc.DataprocCreateBatchOperator if ours else official_dataproc.DataprocCreateBatchOperator
+    project = "crash-" + cell["dag_id"].removeprefix("crash__").lower().replace("_", "-")
+    kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], region="europe-west1", polling_interval_seconds=1,
+                  project_id=project, batch={"pyspark_batch": {"main_python_file_uri": "gs://crash/job.py"}},
+                  deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
 def _task_args(cell: dict) -> dict:
     """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
     args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
@@ -176,8 +193,8 @@ for cell in _cells():
             _bigquery_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
-        if cell.get("vendor") == "dataproc_jobs":  # tests/crash/crash_dataproc.py
-            _dataproc_task(cell)
+        if cell.get("vendor") in ("dataproc_jobs", "dataproc_batches"):  # tests/crash/crash_dataproc.py
+            (_dataproc_task if cell["vendor"] == "dataproc_jobs" else _dataproc_batch_task)(cell)
             globals()[cell["dag_id"]] = dag
             continue
         if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py
