@@ -41,3 +41,18 @@ def test_one_job_per_task(dataproc_emulator, dag, lost_reply):
     assert dataproc_emulator.job_states()[job_id] == "DONE"
     assert xcom(dag.dag_id, "run", "return_value") == job_id
     assert DEFERRALS == ([dag.dag_id] if dag is dags.deferrable else [])
+
+
+@pytest.mark.parametrize("lost_reply", [False, True], ids=["plain", "lost-reply"])
+@pytest.mark.parametrize("dag", [dags.batch_sync, dags.batch_deferrable], ids=lambda d: d.dag_id)
+def test_one_batch_per_task(dataproc_emulator, dag, lost_reply):
+    if lost_reply:  # the batch is created, the reply lost: found again by its key-derived batch id
+        dataproc_emulator.inject("CreateBatch", "UNAVAILABLE", after=True)
+    DEFERRALS.clear()
+    state, tis = run_dag(dag)
+    assert state == "success", tis
+    assert tis["run"] == ("success", 1)
+    assert dataproc_emulator.created("batch") == 1
+    [(batch_id, batch_state)] = dataproc_emulator.batch_states().items()
+    assert batch_state == "SUCCEEDED" and batch_id.startswith("airflow-")
+    assert DEFERRALS == ([dag.dag_id] if dag is dags.batch_deferrable else [])

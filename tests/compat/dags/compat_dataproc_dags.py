@@ -8,7 +8,7 @@ from datetime import timedelta
 from compat_dags import _dag, _RecordDeferrals
 
 from durable_jobs.emulators.dataproc import PROJECT, REGION
-from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
 
 JOB = {"placement": {"cluster_name": "compat"}, "pyspark_job": {"main_python_file_uri": "gs://compat/job.py"}}
 
@@ -24,3 +24,18 @@ with _dag("compat_dataproc_sync") as sync:
 with _dag("compat_dataproc_deferrable") as deferrable:
     SubmitJob(task_id="run", job=JOB, region=REGION, project_id=PROJECT, polling_interval_seconds=0.2, retries=1,
               retry_delay=timedelta(0), deferrable=True)
+
+
+class CreateBatch(_RecordDeferrals, DataprocCreateBatchOperator):
+    pass
+
+
+BATCH = {"pyspark_batch": {"main_python_file_uri": "gs://compat/job.py"}}
+
+with _dag("compat_dataproc_batch_sync") as batch_sync:
+    CreateBatch(task_id="run", batch=BATCH, region=REGION, project_id=PROJECT, polling_interval_seconds=0.2,
+                retries=1, retry_delay=timedelta(0))
+
+with _dag("compat_dataproc_batch_deferrable") as batch_deferrable:
+    CreateBatch(task_id="run", batch=BATCH, region=REGION, project_id=PROJECT, polling_interval_seconds=0.2,
+                retries=1, retry_delay=timedelta(0), deferrable=True)
