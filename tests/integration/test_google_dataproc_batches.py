@@ -128,3 +128,15 @@ def test_user_kill_of_a_deferred_task_cancels_the_batch(dp, monkeypatch, state, 
         assert dp.batch_states()[ident] in ("CANCELLING", "CANCELLED")
     else:
         assert dp.batch_states()[ident] == "RUNNING"  # a move: left running
+
+
+def test_the_example_dag_runs_as_written_with_a_lost_reply(dp):
+    """example_dags/google_dataproc_batch.py: deferrable, a batch_id_prefix; the CreateBatch reply lost once."""
+    dags = driver.load("google_dataproc_batch", driver.EXAMPLES)
+    dp.inject("CreateBatch", "UNAVAILABLE", after=True)
+
+    dr = driver.run(dags.dag)
+
+    assert driver.task_result(dr, "sales_report").state == "success"
+    [(ident, state)] = dp.batch_states().items()
+    assert dp.created("batch") == 1 and state == "SUCCEEDED" and ident.startswith("sales-report-")
