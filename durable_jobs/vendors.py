@@ -353,6 +353,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         key="google", name="Google Cloud", extra="google", provider="apache-airflow-providers-google",
         docs="docs/google.md", demo="durable_jobs.demo.google:section",
+        official_resumable=frozenset({f"{_GOOGLE}.bigquery.BigQueryInsertJobOperator"}),  # its sync path only
         # google 22.8: no wait parameter in their execute()
         wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
                                            "CloudDataTransferServiceCreateJobOperator"), None),

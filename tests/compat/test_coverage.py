@@ -15,8 +15,8 @@ from durable_jobs.operators.base import DurableJobMixin
 def _operator_modules() -> tuple[list[type], list[str]]:
     """(durable operator classes, modules skipped because their vendor's provider is not installed)."""
     classes, skipped = [], []
-    for info in pkgutil.iter_modules(operators_pkg.__path__):
-        name = f"{operators_pkg.__name__}.{info.name}"
+    for info in pkgutil.walk_packages(operators_pkg.__path__, prefix=f"{operators_pkg.__name__}."):
+        name = info.name  # subpackages included (durable_jobs.operators.google.bigquery)
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as err:

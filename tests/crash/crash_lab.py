@@ -164,11 +164,12 @@ def _version(dist: str) -> str | None:
 
 def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float, stack_start: float,
                 cells_time: float) -> dict[str, Any]:
+    from durable_jobs import vendors
+
     return {
         "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "versions": {d: _version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
-                                               "apache-airflow-providers-amazon", "apache-airflow-providers-snowflake",
-                                               "airflow-durable-jobs")},
+        "versions": {d: _version(d) for d in ("apache-airflow", *(f.provider for f in vendors.families(supported=True)),
+                                             "airflow-durable-jobs")},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "system": platform.system()},
         "wall_seconds": {"total": round(total, 1), "stack_start": round(stack_start, 1),
                          "cells": round(cells_time, 1)},

@@ -110,10 +110,11 @@ def fault_matrix(request: pytest.FixtureRequest) -> dict:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+    from durable_jobs import vendors
+
     data = {
         "generated": datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
-        "versions": {d: version(d) for d in ("apache-airflow", "apache-airflow-providers-databricks",
-                                             "apache-airflow-providers-amazon", "apache-airflow-providers-snowflake",
+        "versions": {d: version(d) for d in ("apache-airflow", *(f.provider for f in vendors.families(supported=True)),
                                              "moto")},
         "budgets": {"poll_error_budget": ERROR_BUDGET, "unknown_state_budget": UNKNOWN_STATE_BUDGET},
         "cases": [c.__dict__ for c in CASES], "cells": list(outcomes.values()),

@@ -32,7 +32,7 @@ MODES = ("official", "ours")
 _MESSAGE_CAP = 2000
 _DETAIL_CAP = 30000
 #: Seconds one test may take before it fails (no official operator test needs more than a few).
-TEST_TIMEOUT = float(os.environ.get("DJ_OFFICIAL_TEST_TIMEOUT", "120"))
+TEST_TIMEOUT = float(os.environ.get("DJ_OFFICIAL_TEST_TIMEOUT", "30"))
 
 
 class NetworkBlocked(ConnectionRefusedError):
