@@ -17,7 +17,7 @@ So :meth:`routed` (and :func:`route_hooks`) replace, at the boundary where the h
 ``127.0.0.1:<port>``. The hook still resolves the connection's credentials (``is_anonymous``: Google's
 ``AnonymousCredentials``) and everything else — request building, the clients' own retries, operation
 polling, error mapping — is the official code, unchanged. A crash stack's Airflow processes get the same
-from ``tests/crash/google_route/sitecustomize.py``, which calls :func:`route_from_env`.
+from ``tests/crash/vendor_route/sitecustomize.py``, which calls :func:`route_from_env`.
 
 Faults (``inject``): a method's call answers an error ``code`` (``UNAVAILABLE`` for a 5xx, ``RESOURCE_EXHAUSTED``
 for a 429) before any work, or, with ``after=True``, after the work is done (a lost reply: the job exists,

@@ -4,14 +4,13 @@ The stack's Airflow processes share one environment, and both BigQuery client li
 from the one ``BIGQUERY_EMULATOR_HOST``: so the cells share one emulator (a thread of the test process) and
 each cell's connection names a project of its own. Holds, the clock and the ledger are the cell's project's
 (``BigQueryTenant``). gcloud-aio (the official trigger's cancel) is routed by ``sitecustomize`` in
-``tests/crash/google_route/``. Windows are proved by a request parked on a hold with the client connected,
+``tests/crash/vendor_route/``. Windows are proved by a request parked on a hold with the client connected,
 and by the state store.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
@@ -29,7 +28,6 @@ SUBMIT = "jobs/insert"
 GET = "jobs/get"
 RAW_KEY = "bigquery_job_id"
 CHECKPOINT_KEY = f"{RAW_KEY}_durable"
-ROUTE_DIR = Path(__file__).resolve().parent / "google_route"
 VENDOR = "bigquery"
 
 

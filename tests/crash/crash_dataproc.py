@@ -1,6 +1,6 @@
 """Dataproc jobs cells of the crash suite: one gRPC emulator for every cell, one project per cell.
 
-The stack's Airflow processes reach the emulator through ``tests/crash/google_route/sitecustomize.py`` (its
+The stack's Airflow processes reach the emulator through ``tests/crash/vendor_route/sitecustomize.py`` (its
 Dataproc section routes the hooks' client factories from ``DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS``), so the
 cells share one emulator (a thread of the test process) and each cell's connection names a project of its
 own. Holds, the clock and the ledger are the cell's project's (``DataprocTenant``). Windows are proved by a

@@ -32,10 +32,11 @@ if str(HERE) not in sys.path:
 from crash_aws import SERVICES as AWS_SERVICES  # noqa: E402
 from crash_aws import AwsFleet  # noqa: E402
 from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
-from crash_snowflake import ROUTE_DIR, SnowflakeFleet  # noqa: E402
+from crash_snowflake import SnowflakeFleet  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
 
 DAGS = HERE / "dags"
+ROUTE_DIR = HERE / "vendor_route"
 #: cells run at once; each holds one supervisor + task runner (or a trigger) at a time
 CONCURRENCY = int(os.environ.get("DJ_CRASH_CONCURRENCY", "8"))
 #: waiting cells (``Scenario.waits``) run at once beside them
@@ -64,26 +65,21 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         if snowflake:  # one SQL API emulator per cell, threads of this process; the hook routed by sitecustomize
             sf_fleet = SnowflakeFleet([c.key for c in snowflake])
             env.update(sf_fleet.conn_env({c.conn_id: c.key for c in snowflake}))
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
         bigquery = [c for c in cells if c.scenario.vendor == "bigquery"]
         if bigquery:  # one BigQuery emulator, a project per cell (tests/crash/crash_bigquery.py)
-            from crash_bigquery import ROUTE_DIR as GOOGLE_ROUTE_DIR
             from crash_bigquery import BigQueryFleet
 
             bq_fleet = BigQueryFleet([c.key for c in bigquery])
             env.update(bq_fleet.conn_env({c.conn_id: c.key for c in bigquery}))
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
-                                                            os.environ.get("PYTHONPATH", "")) if p)
         dataproc = [c for c in cells if c.scenario.vendor in ("dataproc_jobs", "dataproc_batches")]
         if dataproc:  # one Dataproc gRPC emulator, a project per cell (tests/crash/crash_dataproc.py)
-            from crash_bigquery import ROUTE_DIR as GOOGLE_ROUTE_DIR
             from crash_dataproc import DataprocFleet
 
             dp_fleet = DataprocFleet({c.key: c.scenario.vendor for c in dataproc})
             env.update(dp_fleet.conn_env({c.conn_id: c.key for c in dataproc}))
-            if str(GOOGLE_ROUTE_DIR) not in env.get("PYTHONPATH", ""):
-                env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GOOGLE_ROUTE_DIR), env.get("PYTHONPATH", ""),
-                                                                os.environ.get("PYTHONPATH", "")) if p)
+        # Every Airflow process imports tests/crash/vendor_route/sitecustomize.py, which routes each vendor's hook
+        # whose environment variable the fleets above set (one file: only the first sitecustomize is imported).
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")

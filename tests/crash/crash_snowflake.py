@@ -2,7 +2,7 @@
 
 Each cell's emulator answers under an account of the cell's own (its key); the Airflow processes reach
 it through the official ``SnowflakeSqlApiHook`` unchanged, its URL routed by ``sitecustomize`` in
-``tests/crash/snowflake_route/`` (on the stack's PYTHONPATH: ``route_from_env()`` once the hook module is
+``tests/crash/vendor_route/`` (on the stack's PYTHONPATH: ``route_from_env()`` once the hook module is
 imported, from ``DURABLE_JOBS_SNOWFLAKE_EMULATOR_URL`` = ``{account: url}``). Windows are proved as for
 Databricks: a request parked on the emulator's hold with the client connected, and the state store.
 The ledger counts *executions* (a ``retry=true`` resend handed back is not one).
@@ -11,7 +11,6 @@ The ledger counts *executions* (a ``retry=true`` resend handed back is not one).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
@@ -30,7 +29,6 @@ SUBMIT = "statements"
 GET = "statements/status"
 RAW_KEY = "snowflake_query_ids"
 CHECKPOINT_KEY = f"{RAW_KEY}_durable"
-ROUTE_DIR = Path(__file__).resolve().parent / "snowflake_route"
 VENDOR = "snowflake"
 
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pendulum
 from airflow.providers.databricks.operators import databricks as official
-from airflow.sdk import DAG
+from airflow.sdk import DAG, get_parsing_context
 
 from durable_jobs.operators import databricks as ours
 
@@ -48,11 +48,19 @@ OPERATORS = {
 
 
 def _cells() -> list[dict]:
+    """The session's cells; only the one being run when a task runner parses this file for its DAG.
+
+    Airflow's parsing context names the DAG a worker parses the file for (its documented optimisation for
+    generated DAGs): building only that one keeps each task from importing every vendor's provider (google's
+    alone costs seconds of CPU per task on 2 cores). The DAG processor parses them all.
+    """
     path = os.environ.get("DJ_CRASH_CELLS")
     if not path or not os.path.exists(path):
         return []
     with open(path) as f:
-        return json.load(f)
+        cells = json.load(f)
+    wanted = get_parsing_context().dag_id
+    return [c for c in cells if c["dag_id"] == wanted] if wanted else cells
 
 
 #: Resource names of durable_jobs.emulators.aws_env (the shared moto's Batch queue, Athena workgroup, IAM role).

@@ -1,7 +1,9 @@
-"""On the crash stack's PYTHONPATH only: route the official Google hooks to the cells' emulators.
+"""On the crash stack's PYTHONPATH only: route the official hooks to the cells' emulators.
 
-Every Airflow process (worker, triggerer, DAG processor) imports this at start-up. One section per service;
-each acts only when its own environment variable is set, and changes nothing else.
+Every Airflow process (worker, triggerer, DAG processor) imports this at start-up. One section per vendor;
+each acts only when its own environment variable is set, and changes nothing else. One file for every
+vendor: Python imports the *first* ``sitecustomize`` on ``sys.path`` only, so a second vendor's file beside
+it would silently never run.
 """
 
 from __future__ import annotations
@@ -34,6 +36,19 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
+
+
+# --------------------------------------------------------------------------------------------- Snowflake
+# SnowflakeHook builds https://<account>.snowflakecomputing.com from the account alone: once the hook module
+# is imported, route_from_env() points each cell's account at its emulator (durable_jobs.emulators.snowflake).
+def _route_snowflake() -> None:
+    from durable_jobs.emulators.snowflake import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("DURABLE_JOBS_SNOWFLAKE_EMULATOR_URL"):
+    sys.meta_path.insert(0, _AfterImport("airflow.providers.snowflake.hooks.snowflake", _route_snowflake))
 
 
 # ---------------------------------------------------------------------------------------------- BigQuery
