@@ -6,6 +6,7 @@ writes; it never decides anything, so the vendor rules stay in one readable modu
 
 from __future__ import annotations
 
+import abc
 import json
 import logging
 import threading
@@ -196,7 +197,7 @@ class ServerThread:
         self._thread.join(timeout=5)
 
 
-class LoopbackEmulator:
+class LoopbackEmulator(abc.ABC):
     """The lifecycle every emulator shares: serve ``self`` (an :class:`App`) on ``host:port`` (port 0 picks a
     free one) from a background thread, abandon held requests on ``stop``; a context manager."""
 
@@ -207,8 +208,9 @@ class LoopbackEmulator:
         self._requested_port = port
         self._server: ServerThread | None = None
 
+    @abc.abstractmethod
     def handle(self, request: Request) -> Response:
-        raise NotImplementedError
+        """Answer one request (each vendor's emulator routes it to its API)."""
 
     def on_started(self) -> None:
         """Called once the socket is bound (the URL is known)."""
