@@ -27,7 +27,6 @@ from durable_jobs.emulators.bigquery import HOST_ENV, BigQueryEmulator
 SUBMIT = "jobs/insert"
 GET = "jobs/get"
 RAW_KEY = "bigquery_job_id"
-CHECKPOINT_KEY = f"{RAW_KEY}_durable"
 VENDOR = "bigquery"
 
 
@@ -87,27 +86,7 @@ class BigQueryCellRun(CellRun):
 
     emu: BigQueryTenant  # type: ignore[assignment]
 
-    def record(self) -> dict[str, Any] | None:
-        value = self.store().get(CHECKPOINT_KEY)
-        return value if isinstance(value, dict) else None
-
-    def stored_id(self) -> Any:
-        store = self.store()
-        record = store.get(CHECKPOINT_KEY)
-        if isinstance(record, dict):
-            return record.get("id")
-        return store.get(RAW_KEY)
-
-    def describe_store(self) -> str:
-        store = self.store()
-        record = store.get(CHECKPOINT_KEY)
-        if isinstance(record, dict):
-            if record.get("id") is None:
-                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
-            return f"store: job {record['id']} (status {record.get('status')})"
-        if RAW_KEY in store:
-            return f"store: bare job id {store[RAW_KEY]}"
-        return "store: empty"
+    raw_key = RAW_KEY
 
     def freeze(self) -> None:
         self.emu.speed(0)

@@ -94,28 +94,9 @@ class DataprocCellRun(CellRun):
 
     emu: DataprocTenant  # type: ignore[assignment]
 
-    def record(self) -> dict[str, Any] | None:
-        value = self.store().get(f"{self.emu.raw_key}_durable")
-        return value if isinstance(value, dict) else None
-
-    def stored_id(self) -> Any:
-        store = self.store()
-        record = store.get(f"{self.emu.raw_key}_durable")
-        if isinstance(record, dict):
-            return record.get("id")
-        return store.get(self.emu.raw_key)
-
-    def describe_store(self) -> str:
-        store = self.store()
-        RAW_KEY = self.emu.raw_key  # noqa: N806 - as in the other vendors' cell runs
-        record = store.get(f"{RAW_KEY}_durable")
-        if isinstance(record, dict):
-            if record.get("id") is None:
-                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
-            return f"store: job {record['id']} (status {record.get('status')})"
-        if RAW_KEY in store:
-            return f"store: bare job id {store[RAW_KEY]}"
-        return "store: empty"
+    @property
+    def raw_key(self) -> str:  # type: ignore[override]  # per service (jobs, batches)
+        return self.emu.raw_key
 
     def wait_stored_id(self) -> Any:
         """Ours: the id in the state store; the official operator keeps none there, so: the job submitted."""

@@ -32,7 +32,6 @@ from durable_jobs import vendors
 from durable_jobs.emulators._databricks_model import TERMINAL_LIFE_CYCLES
 
 OPERATORS = ("ours", "official")
-CHECKPOINT_KEY = "databricks_run_id_durable"
 RAW_KEY = "databricks_run_id"
 SUBMIT = "jobs/runs/submit"
 GET = "jobs/runs/get"
@@ -185,27 +184,35 @@ class CellRun:
     def store(self) -> dict[str, Any]:
         return self.stack.state_store(self.cell.dag_id, self.run_id, self.task_id)
 
+    #: The official operator's key for the bare id in the state store; ours keeps its record beside it
+    #: (``<raw_key>_durable``). Each vendor's cell run names its own.
+    raw_key: str = RAW_KEY
+
+    @property
+    def checkpoint_key(self) -> str:
+        return f"{self.raw_key}_durable"
+
     def record(self) -> dict[str, Any] | None:
-        value = self.store().get(CHECKPOINT_KEY)
+        value = self.store().get(self.checkpoint_key)
         return value if isinstance(value, dict) else None
 
     def stored_id(self) -> Any:
-        """The run id the store names (ours: the record's id; official: the bare value), or None."""
+        """The job id the store names (ours: the record's id; official: the bare value), or None."""
         store = self.store()
-        record = store.get(CHECKPOINT_KEY)
+        record = store.get(self.checkpoint_key)
         if isinstance(record, dict):
             return record.get("id")
-        return store.get(RAW_KEY)
+        return store.get(self.raw_key)
 
     def describe_store(self) -> str:
         store = self.store()
-        record = store.get(CHECKPOINT_KEY)
+        record = store.get(self.checkpoint_key)
         if isinstance(record, dict):
             if record.get("id") is None:
                 return f"store: intent without id (nonce {record['nonce'][:8]}…)"
             return f"store: id {record['id']} (status {record.get('status')})"
-        if RAW_KEY in store:
-            return f"store: bare id {store[RAW_KEY]}"
+        if self.raw_key in store:
+            return f"store: bare id {store[self.raw_key]}"
         return "store: empty"
 
     def ledger(self) -> dict[str, Any]:
@@ -805,34 +812,8 @@ class AwsCellRun(CellRun):
     emu: AwsVendor
 
     @property
-    def checkpoint_key(self) -> str:  # the durable operator's external_id_key + "_durable"
-        return self.emu.service.checkpoint_key
-
-    @property
-    def raw_key(self) -> str:
+    def raw_key(self) -> str:  # type: ignore[override]  # per service: the official operator's key
         return self.emu.service.raw_key
-
-    def record(self) -> dict[str, Any] | None:
-        value = self.store().get(self.checkpoint_key)
-        return value if isinstance(value, dict) else None
-
-    def stored_id(self) -> Any:
-        store = self.store()
-        record = store.get(self.checkpoint_key)
-        if isinstance(record, dict):
-            return record.get("id")
-        return store.get(self.raw_key)
-
-    def describe_store(self) -> str:
-        store = self.store()
-        record = store.get(self.checkpoint_key)
-        if isinstance(record, dict):
-            if record.get("id") is None:
-                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
-            return f"store: id {record['id']} (status {record.get('status')})"
-        if self.raw_key in store:
-            return f"store: bare id {store[self.raw_key]}"
-        return "store: empty"
 
     def freeze(self) -> None:
         """moto's state manager is process-wide: only exclusive cells may freeze AWS jobs."""

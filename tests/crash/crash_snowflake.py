@@ -28,7 +28,6 @@ from durable_jobs.emulators.snowflake import ROUTE_ENV, SnowflakeEmulator
 SUBMIT = "statements"
 GET = "statements/status"
 RAW_KEY = "snowflake_query_ids"
-CHECKPOINT_KEY = f"{RAW_KEY}_durable"
 VENDOR = "snowflake"
 
 
@@ -57,27 +56,7 @@ class SnowflakeCellRun(CellRun):
 
     emu: SnowflakeEmulator
 
-    def record(self) -> dict[str, Any] | None:
-        value = self.store().get(CHECKPOINT_KEY)
-        return value if isinstance(value, dict) else None
-
-    def stored_id(self) -> Any:
-        store = self.store()
-        record = store.get(CHECKPOINT_KEY)
-        if isinstance(record, dict):
-            return record.get("id")
-        return store.get(RAW_KEY)
-
-    def describe_store(self) -> str:
-        store = self.store()
-        record = store.get(CHECKPOINT_KEY)
-        if isinstance(record, dict):
-            if record.get("id") is None:
-                return f"store: intent without id (nonce {record['nonce'][:8]}…)"
-            return f"store: handles {record['id']} (status {record.get('status')})"
-        if RAW_KEY in store:
-            return f"store: bare handles {store[RAW_KEY]}"
-        return "store: empty"
+    raw_key = RAW_KEY
 
     def freeze(self) -> None:
         self.emu.configure(speed=0)
