@@ -67,6 +67,25 @@ official-check: venv
 crash-ci: venv
 	DJ_CRASH=ci $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
 
+# The crash cells at scale (tests/crash_scale, issue 17): Postgres (metadata DB) and Redis (Celery broker) from
+# Debian's packages, installed here when missing (as root, or through sudo), SCALE_PIP from PyPI (pinned in the
+# constraints file: the Celery provider, the Redis client, the Postgres drivers for Airflow's sync and async engines); then a
+# CeleryExecutor stack with two workers and two triggerers, all on 127.0.0.1, killed by PID cell by cell. Writes
+# artifacts/crash-scale.json and .md (the crash matrix's scale section).
+SCALE_APT := postgresql redis-server
+SCALE_PIP := apache-airflow-providers-celery celery[redis] redis psycopg2-binary asyncpg
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+.PHONY: crash-scale scale-deps
+scale-deps: venv
+	@if ! command -v redis-server >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SCALE_APT); fi
+	@$(BIN)/python -c "import asyncpg, celery, psycopg2, redis, airflow.providers.celery" 2>/dev/null || \
+		$(BIN)/pip install --quiet -c $(CONSTRAINTS) $(SCALE_PIP)
+
+crash-scale: scale-deps
+	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale
+
 lint: venv
 	$(BIN)/durable-jobs lint example_dags
 
@@ -127,3 +146,10 @@ compat-constraints:
 
 clean:
 	rm -rf $(VENV) .venv-compat .pytest_cache .official-tests
+
+# The shared poller vs the official triggers, same run (benchmarks/): prints the table, writes
+# benchmarks/results/last.json and docs/_static/bench.png. BENCH_ARGS=--quick for small N.
+.PHONY: bench
+bench: venv
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) matplotlib
+	$(BIN)/python -m benchmarks $(BENCH_ARGS)

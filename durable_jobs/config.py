@@ -24,3 +24,15 @@ def get_float(name: str) -> float:
 
 def http_timeout_from_config() -> float:
     return get_float("http_timeout_seconds")
+
+
+def get_bool(name: str) -> bool:
+    """Option ``name`` as a boolean; its registry default when Airflow's config cannot be read."""
+    option = vendors.config_option(name)
+    default = str(option.default).strip().lower() in ("1", "true", "yes", "on")
+    try:
+        from airflow.configuration import conf
+
+        return bool(conf.getboolean(vendors.CONFIG_SECTION, name, fallback=default))
+    except Exception:  # noqa: BLE001 - no Airflow config (docs tools, a bare import): the default
+        return default

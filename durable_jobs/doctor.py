@@ -27,6 +27,10 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from durable_jobs import AIP_103_URL, __version__
+from durable_jobs.doctor_deployment import SCHEMA as DEPLOYMENT_SCHEMA
+from durable_jobs.doctor_deployment import collect_deployment
+from durable_jobs.doctor_deployment import render_lines as render_deployment
+from durable_jobs.doctor_deployment import warnings_of as deployment_warnings
 
 SCHEMA_ID = "durable-jobs-doctor/1"
 PROVIDERS = (
@@ -254,7 +258,9 @@ def collect(api_url: str | None = None, timeout: float = 2.0) -> dict[str, Any]:
     settings = [_setting(conf, s, k, d, e, applies=features["task_state_store"]["available"])
                 for s, k, d, e in SETTINGS]
     triggerer = probe_triggerer(api_url or default_health_url(conf), timeout)
-    warnings = [s["warning"] for s in settings if s["warning"]]
+    backend = next((s["value"] for s in settings if s["key"] == "backend"), None)
+    deployment = collect_deployment(conf, timeout, backend, DEFAULT_BACKEND)
+    warnings = [s["warning"] for s in settings if s["warning"]] + deployment_warnings(deployment)
     return {
         "schema": SCHEMA_ID,
         "durable_jobs": __version__,
@@ -270,6 +276,7 @@ def collect(api_url: str | None = None, timeout: float = 2.0) -> dict[str, Any]:
         },
         "settings": settings,
         "triggerer": triggerer,
+        "deployment": deployment,
         "recommendation": recommend(triggerer["alive"], crash_safe, features["trigger_on_kill"]["available"]),
         "warnings": warnings,
         "links": {"aip_103": AIP_103_URL},
@@ -299,6 +306,7 @@ def render_text(report: dict[str, Any]) -> str:
         state = f"{alive} (status {t['status']}, last heartbeat {t['latest_heartbeat']})"
     else:
         state = f"unknown: {t['error']}"
+    out += render_deployment(report["deployment"])
     out += [f"Triggerer   {state}", f"  asked {t['api_url']}",
             f"Recommendation ({report['recommendation']['mode']})"]
     out += [f"  - {_short(line)}" for line in report["recommendation"]["lines"]]
@@ -353,7 +361,7 @@ REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     **_obj(
         ["schema", "durable_jobs", "python", "airflow", "providers", "features", "crash_safety", "settings",
-         "triggerer", "recommendation", "warnings", "links"],
+         "triggerer", "deployment", "recommendation", "warnings", "links"],
         {
             "schema": {"const": SCHEMA_ID},
             "durable_jobs": _STR,
@@ -366,6 +374,7 @@ REPORT_SCHEMA: dict[str, Any] = {
             "settings": {"type": "array", "items": _SETTING,
                          "minItems": len(SETTINGS), "maxItems": len(SETTINGS)},
             "triggerer": _TRIGGERER,
+            "deployment": DEPLOYMENT_SCHEMA,
             "recommendation": _obj(
                 ["mode", "lines"],
                 {"mode": {"enum": ["deferrable", "sync", "undetermined"]},

@@ -148,6 +148,23 @@ CORE_CONFIG: tuple[ConfigOption, ...] = (
         "connection's ``config_kwargs`` extra (``connect_timeout``, ``read_timeout``).",
         example="30",
     ),
+    ConfigOption(
+        "shared_poller", "boolean", "False",
+        "Deferred tasks share one poller per vendor connection in the triggerer: one client (one session), "
+        "one polling task, the vendor's batch status calls (AWS Batch DescribeJobs, Databricks' active-run "
+        "listing, ...) instead of one status call, one wake-up and one socket per task. Off by default until "
+        "the crash suite's outage and timeout cells run through it (they watch per-job status calls) and the "
+        "benchmark's targets are met; False: each trigger polls its own job.",
+        example="True",
+    ),
+    ConfigOption(
+        "poll_requests_per_second", "float", "50",
+        "The most status requests per second the shared poller sends over one vendor connection (it also "
+        "spreads each round's requests over the poll interval and honours Retry-After). The default stays "
+        "under Databricks' documented 100 requests/s for ``jobs/runs/get``; lower it when other clients "
+        "share the account's limits.",
+        example="20",
+    ),
 )
 
 AWS_CONFIG = (
@@ -209,6 +226,20 @@ _GOOGLE_DATAPROC: tuple[Service, ...] = (
         ),
     ),
 )
+_GOOGLE_CLOUD_BATCH: tuple[Service, ...] = (
+    Service(
+        key="cloud_batch", name="Google Cloud Batch", unit="job", tags=("google",),
+        doc_url="https://cloud.google.com/batch/docs/reference/rest/v1/projects.locations.jobs/create",
+        client="durable_jobs.hooks.google_cloud_batch.CloudBatchJobClient",
+        emulator="the Cloud Batch gRPC emulator (durable_jobs.emulators.cloud_batch)",
+        operators=(
+            Operator("CloudBatchSubmitJobOperator", "durable_jobs.operators.google.cloud_batch",
+                     f"{_GOOGLE}.cloud_batch.CloudBatchSubmitJobOperator",
+                     "the job id (`<job_name>-<key>`; found again by `GetJob`, a resend answers `ALREADY_EXISTS`)",
+                     crash="cloud_batch"),
+        ),
+    ),
+)
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -227,7 +258,13 @@ FAMILIES: tuple[Family, ...] = (
                              "`idempotency_token`", crash="databricks"),
                     Operator("DatabricksRunNowOperator", "durable_jobs.operators.databricks",
                              "airflow.providers.databricks.operators.databricks.DatabricksRunNowOperator",
-                             "`idempotency_token`"),
+                             "`idempotency_token`", crash="databricks_run_now"),
+                    Operator("DatabricksNotebookOperator", "durable_jobs.operators.databricks",
+                             "airflow.providers.databricks.operators.databricks.DatabricksNotebookOperator",
+                             "`idempotency_token` (`runs/submit`; upstream sends none)", crash="databricks_notebook"),
+                    Operator("DatabricksTaskOperator", "durable_jobs.operators.databricks",
+                             "airflow.providers.databricks.operators.databricks.DatabricksTaskOperator",
+                             "`idempotency_token` (`runs/submit`; upstream sends none)"),
                 ),
             ),
         ),
@@ -288,6 +325,30 @@ FAMILIES: tuple[Family, ...] = (
                 operators=(
                     Operator("AthenaOperator", "durable_jobs.operators.aws", f"{_AWS}.athena.AthenaOperator",
                              "`ClientRequestToken` (no lookup by token: a same-token resend)", crash="athena"),
+                ),
+            ),
+            Service(
+                key="stepfunctions", name="AWS Step Functions", tags=("aws",), unit="execution",
+                doc_url="https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html",
+                client="durable_jobs.hooks.aws_stepfunctions.StepFunctionsJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("StepFunctionStartExecutionOperator", "durable_jobs.operators.aws_stepfunctions",
+                             f"{_AWS}.step_function.StepFunctionStartExecutionOperator",
+                             "the execution `name` (`<name>-<key>`; found again by `DescribeExecution`); a "
+                             "redrive's `clientToken`", crash="stepfunctions"),
+                ),
+            ),
+            Service(
+                key="ecs", name="Amazon ECS", tags=("aws",), unit="task",
+                doc_url="https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_RunTask.html",
+                client="durable_jobs.hooks.aws_ecs.EcsJobClient",
+                batch_status="DescribeTasks, 100 tasks a call",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("EcsRunTaskOperator", "durable_jobs.operators.aws_ecs", f"{_AWS}.ecs.EcsRunTaskOperator",
+                             "`clientToken` + `durable-jobs:key` tag, found with `ListTasks` by `startedBy`",
+                             crash="ecs"),
                 ),
             ),
         ),
@@ -357,8 +418,9 @@ FAMILIES: tuple[Family, ...] = (
         # google 22.8: no wait parameter in their execute()
         wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
                                            "CloudDataTransferServiceCreateJobOperator"), None),
-        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC),
-        submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job"}),
+        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH),
+        submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job",
+                                  "submit_batch_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)
         status_methods=frozenset({"get_job", "get_batch", "get_batch_state", "get_job_status"}),
     ),

@@ -422,6 +422,133 @@ PINS: tuple[Pin, ...] = (
         sha256="13b80a038030e7287aa3c4c864f4687802c81b145f5fad2f5a39397c379f9fc4",
         pinned="apache-airflow-providers-snowflake==6.20.0",
     ),
+    # issue 15: DatabricksNotebookOperator / DatabricksTaskOperator
+    Pin(
+        target=f"{_DBX}:DatabricksNotebookOperator._databricks_workflow_task_group",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:_DatabricksTaskRunMixin._in_workflow",),
+        why="Inside a DatabricksWorkflowTaskGroup the group's launch task submits the workflow run: ours then "
+            "runs the official execute / execute_complete / on_kill unchanged (nothing to submit).",
+        sha256="517c7d2cbe67bf0e36ce0d7b5a7ad34cf0e15274d9251c76949fb107f7e0112c",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksTaskBaseOperator._get_run_json",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:_DatabricksTaskRunMixin.prepare_request",),
+        why="Builds the runs/submit payload (cluster, task JSON, native retry settings) without submitting; "
+            "ours sends it under the epoch's idempotency_token.",
+        sha256="fd76de9b4191d4ecac5c5d01a8105765e5f3987739270a3af35d30726b17cda6",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksTaskBaseOperator._hook",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_DBX}:_DatabricksTaskRunMixin.failure_error",),
+        why="The operator's own DatabricksHook, for get_run / extract_failed_task_errors on failure, as upstream.",
+        sha256="346e8a327578fa6be2dfc7b3c2fe91ee137d8faaf935b3f99a3860fe5381ba1e",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    # issue 15: Amazon ECS EcsRunTaskOperator (durable_jobs/operators/aws_ecs.py)
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._start_task",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.prepare_request",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.on_job_known",
+        ),
+        why="_start_task cannot be called without running a task: its RunTask arguments (run_opts) and its wait "
+            "for the first container's name (10 s, 30 s) are copied.",
+        sha256="1595a8a839d0fa8be88cb7cb4fc8c2a74f342d8c1c6c33c742708fb9e52a5ef7",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._try_reattach_task",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator._running_task_of",),
+        why="Upstream's reattach (ListTasks RUNNING by startedBy, its log lines) is copied so that the lookup "
+            "goes through the fault policy.",
+        sha256="3374c8c78f7f032b9ecb9957bb89d248b6adcb1133cc5103a3069ca119ea205d",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator.execute",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.execute",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
+        ),
+        why="execute cannot be called without running a task: its log lines, its reattach startedBy, its log "
+            "fetcher around the wait and its return value are copied.",
+        sha256="fa4d40cfa6d3641298d4159f2de1058a1b729da60e98a31f8d57b9471accab8d",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator.execute_complete",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.restore_from_echo",
+        ),
+        why="Its cluster restored from the trigger event and its last-log-line return value (AwsLogsHook) are copied.",
+        sha256="11f4500952a7363c0de11e119ce16412acbfd2a8d00bc7a450c18949b858fd1f",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._check_success_task",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.failure_error",),
+        why="Upstream's verdict on a stopped task and its exceptions (AirflowSkipException for "
+            "skip_on_exit_code); durable_jobs.hooks.aws_ecs.task_outcome mirrors its rules "
+            "(tests/unit/test_aws_ecs.py compares them).",
+        sha256="a4d4b9d0ff9ab09693e632558f1ada88de2888c9f2d02b6193cdb8c1027ff272",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._after_execution",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",),
+        why="Upstream's success check after the task stopped, called as upstream calls it.",
+        sha256="bba9ab973e6c613ef80cfa153c5f0b907c17e58556751204be422b9f0c4ee4af",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._aws_logs_enabled",
+        kind=PRIVATE,
+        used_by=(
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.execute",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",
+            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
+        ),
+        why="Whether CloudWatch logs are read (awslogs_group and awslogs_stream_prefix), as upstream decides it.",
+        sha256="5dd3d8000235881d16dc901421c93d1cb3f25903c4ecdd5a4ffa0d2399d8daa5",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_ecs_task_id",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.on_job_known",),
+        why="The task id in upstream's log line.",
+        sha256="94547b1b0589e8eca806a8d50c2117b9f91579168782948ce760be30f39bcfc0",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_logs_stream_name",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",),
+        why="The CloudWatch stream of the task, for the last log line.",
+        sha256="851042a09d1b10b146096adacee34dd16393610fa419046d747019a2a670dfe1",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_task_log_fetcher",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",),
+        why="Upstream's log fetcher thread, streamed during the synchronous wait.",
+        sha256="d527901bb5f1d69e455eb51aadf5a6fbb0724f40beddf14bfb37717575553eb9",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
 )
 
 

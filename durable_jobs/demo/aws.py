@@ -39,6 +39,15 @@ SUBMIT_OP = {"batch": "batch:SubmitJob", "glue": "glue:StartJobRun", "emr-server
              "athena": "athena:StartQueryExecution"}
 POLL_OP = {"batch": "batch:DescribeJobs", "glue": "glue:GetJobRun", "emr-serverless": "emr-serverless:GetJobRun",
            "athena": "athena:GetQueryExecution"}
+# AWS Step Functions
+EXAMPLE_TASKS["stepfunctions"] = ("aws_stepfunctions", "nightly_workflow",
+                                  {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["stepfunctions"] = "states:StartExecution"
+POLL_OP["stepfunctions"] = "states:DescribeExecution"
+# Amazon ECS
+EXAMPLE_TASKS["ecs"] = ("aws_ecs", "nightly_container", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["ecs"] = "ecs:RunTask"
+POLL_OP["ecs"] = "ecs:DescribeTasks"
 
 
 def _moto_available() -> bool:

@@ -14,6 +14,7 @@ MODULES = {
     "bigquery": "durable_jobs.demo.google_bigquery",
     "dataproc_jobs": "durable_jobs.demo.google_dataproc",
     "dataproc_batches": "durable_jobs.demo.google_dataproc",
+    "cloud_batch": "durable_jobs.demo.google_cloud_batch",
 }
 
 

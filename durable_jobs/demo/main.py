@@ -34,6 +34,11 @@ SCENARIOS = [
         "A user clears a task that already succeeded, to run the job again",
         "2 runs",
     ),
+    (
+        "notebook",
+        "DatabricksNotebookOperator: the run is created but the replies to the submit are lost (HTTP 500)",
+        "1 run",
+    ),
 ]
 
 
@@ -74,6 +79,8 @@ def _arm(emu, scenario: str, flavour: str) -> None:
         # The third runs/get of the try fails twice (both hook attempts): after the submit, before defer.
         emu.add_fault("jobs/runs/get", status=500, count=2, skip=2)
     elif scenario == "lost_reply":
+        emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")
+    elif scenario == "notebook":  # the same fault, the notebook operator (upstream sends no idempotency_token)
         emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")
 
 

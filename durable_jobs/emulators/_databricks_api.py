@@ -205,6 +205,8 @@ class DatabricksApp:
     def get_run(self, req: Request, version: str) -> dict[str, Any]:
         run_id = _int(req.params, "run_id")
         with self.lock:
+            if run_id in self.task_parent:  # a task run's id (see Run.render_task_run)
+                return self.visible_run(self.task_parent[run_id]).render_task_run(self.now(), run_id)
             run = self.visible_run(run_id)
             body = run.render(self.now(), include_history=_bool(req.params.get("include_history")))
             size = int(self.config["tasks_page_size"])

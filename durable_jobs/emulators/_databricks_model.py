@@ -198,6 +198,17 @@ class Run:
         times = {"start_time": self.start_ms, "end_time": end_ms}
         return {**task, "run_id": task_run_id, "state": dict(state), **times}
 
+    def render_task_run(self, now: float, task_run_id: int) -> dict[str, Any]:
+        """runs/get of one of this run's task runs: the task as the parent lists it, as a run of its own.
+
+        The reference does not say that runs/get takes a task run's id; the official provider's
+        ``DatabricksTaskBaseOperator`` polls it that way (``_monitor_single_attempt``), so we answer it.
+        """
+        task = next(t for t in self.render(now)["tasks"] if t["run_id"] == task_run_id)
+        page = f"{self.page_url.rsplit('/run/', 1)[0]}/run/{task_run_id}"
+        return {**task, "job_id": self.job_id, "run_name": self.run_name, "run_type": self.run_type,
+                "run_page_url": page, "attempt_number": 0, "tasks": []}
+
     def render_output(self, now: float, task_run_id: int | None = None) -> dict[str, Any]:
         """runs/get-output of this run (single task) or of one of its task runs."""
         metadata = self.render(now)

@@ -7,6 +7,7 @@ Used by the tests, the example DAGs' runs and ``durable-jobs demo``. Both server
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from typing import Any
@@ -23,6 +24,12 @@ ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/{ROLE_NAME}"
 #: An Athena workgroup whose configuration names the query result location (so a query needs none).
 ATHENA_WORKGROUP = "durable-athena"
 ATHENA_OUTPUT = "s3://durable-athena-results/queries/"
+#: A Step Functions state machine (STANDARD; moto runs no definition, see MOTO_GAPS["stepfunctions-life-cycle"]).
+STATE_MACHINE = "durable-state-machine"
+STATE_MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{STATE_MACHINE}"
+#: An ECS cluster and task definitions (``-fails``: its container's command is ``["false"]``, exit code 1).
+ECS_CLUSTER = "durable-cluster"
+ECS_TASK_DEFINITION = "durable-task"
 CONN_ENV = "AIRFLOW_CONN_AWS_DEFAULT"
 #: Small consistency window for tests and the demo (production default: 15 s).
 CONSISTENCY_ENV = "AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS"
@@ -115,8 +122,26 @@ class AwsTestEnv:
         self.application_id = emr.create_application(
             name="durable-app", releaseLabel="emr-7.0.0", type="SPARK"
         )["applicationId"]
+        self.client("stepfunctions", direct=True).create_state_machine(
+            name=STATE_MACHINE, roleArn=ROLE_ARN, type="STANDARD",
+            definition=json.dumps({"StartAt": "Run", "States": {"Run": {"Type": "Pass", "End": True}}}),
+        )
+
+        ecs = self.client("ecs", direct=True)
+        ecs.create_cluster(clusterName=ECS_CLUSTER)
+        for family, command in ((ECS_TASK_DEFINITION, ["true"]), (ECS_TASK_DEFINITION + "-fails", ["false"])):
+            ecs.register_task_definition(family=family, containerDefinitions=[
+                {"name": "main", "image": "busybox", "memory": 128, "command": command}])
 
     # ----------------------------------------------------------------- assertions
+    def ecs_tasks(self) -> list[dict[str, Any]]:
+        """Every task of the test cluster, running or stopped (straight to moto), oldest first, with tags."""
+        ecs = self.client("ecs", direct=True)
+        arns = [a for status in ("RUNNING", "STOPPED")
+                for a in ecs.list_tasks(cluster=ECS_CLUSTER, desiredStatus=status)["taskArns"]]
+        tasks = ecs.describe_tasks(cluster=ECS_CLUSTER, tasks=arns, include=["TAGS"])["tasks"] if arns else []
+        return sorted(tasks, key=lambda t: t["createdAt"])
+
     def batch_jobs(self, name_prefix: str = "") -> list[dict[str, Any]]:
         batch = self.client("batch", direct=True)
         jobs = batch.list_jobs(jobQueue=JOB_QUEUE, filters=[{"name": "JOB_NAME", "values": [name_prefix + "*"]}])
@@ -132,6 +157,12 @@ class AwsTestEnv:
     def emr_runs(self) -> list[dict[str, Any]]:
         emr = self.client("emr-serverless", direct=True)
         return emr.list_job_runs(applicationId=self.application_id)["jobRuns"]
+
+    def sfn_executions(self) -> list[dict[str, Any]]:
+        """Every execution of the test state machine (straight to moto), oldest first."""
+        sfn = self.client("stepfunctions", direct=True)
+        executions = sfn.list_executions(stateMachineArn=STATE_MACHINE_ARN)["executions"]
+        return sorted(executions, key=lambda e: e["startDate"])
 
     def athena_queries(self, containing: str = "") -> list[dict[str, Any]]:
         """Every query moto holds whose text contains ``containing`` (straight to moto), oldest first."""

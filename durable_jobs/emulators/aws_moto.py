@@ -22,6 +22,8 @@ import urllib.request
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from durable_jobs.emulators import aws_moto_stepfunctions as _sfn_gaps
+
 if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
 
@@ -79,6 +81,29 @@ MOTO_GAPS: dict[str, str] = {
         "unknown ids under UnprocessedQueryExecutionIds (ErrorCode InvalidRequestException: the reference does "
         "not say which code AWS uses there)."
     ),
+    "ecs-client-token": (
+        "moto ignores RunTask's clientToken (every call runs new tasks). AWS ('Ensuring idempotency'): 'If you retry "
+        "a request that completed successfully using the same client token and the same parameters, the retry "
+        "succeeds without performing any further actions'; RunTask: 'If you get a ConflictException error, the "
+        "RunTask request could not be processed due to conflicts. The provided clientToken is already in use with a "
+        "different RunTask request. The resourceIds are the existing task ARNs which are already associated with "
+        "the clientToken.' Ours returns the tasks already run under the token in that cluster, and for the token "
+        "resent with other parameters answers ConflictException with their resourceIds. Ours remembers a token "
+        "until moto is reset (AWS: 24 hours, per the page's RunTask section)."
+    ),
+    "ecs-task-life-cycle": (
+        "moto's tasks go RUNNING -> ... -> STOPPED on the state manager (model 'ecs::task'), but their containers "
+        "stay PENDING with exit code 0, the task has no createdAt/stoppedAt/stopCode and its desiredStatus stays "
+        "RUNNING (so the official operator's success check reads every task as 'still pending'). Ours: containers "
+        "follow the task, a stopped task's containers are STOPPED with exit code 0, or 1 when the container's "
+        "command (override or task definition) is ['false']; stopCode EssentialContainerExited, desiredStatus "
+        "STOPPED. StopTask gives stopCode UserInitiated and containers STOPPED without an exit code (the reference "
+        "does not say which code a stopped container reports)."
+    ),
+    "ecs-describe-missing": (
+        "moto's DescribeTasks leaves an unknown task out with no failure. AWS ('API failure reasons'): DescribeTasks "
+        "MISSING, 'The specified task wasn't found.' Ours adds {'arn': <arn>, 'reason': 'MISSING'} to failures."
+    ),
     "duplicate-names": (
         "AWS itself accepts duplicate Batch job names and any number of Glue runs with the same arguments; "
         "so does moto. Not a gap: it is why find(key) must confirm by tag/argument."
@@ -89,7 +114,12 @@ BATCH_MODEL = "batch::job"
 GLUE_MODEL = "glue::job_run"
 EMR_MODEL = "emr-serverless::job_run"
 ATHENA_MODEL = "athena::execution"
-MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL, ATHENA_MODEL)
+ECS_MODEL = "ecs::task"
+MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL, ATHENA_MODEL, ECS_MODEL)
+# Step Functions: its rules live in aws_moto_stepfunctions (merged here).
+MOTO_GAPS.update(_sfn_gaps.GAPS)
+SFN_MODEL = _sfn_gaps.MODEL
+MODELS: tuple[str, ...] = (*MODELS, SFN_MODEL)  # type: ignore[no-redef]
 #: An Athena query whose text contains this ends FAILED (``athena-life-cycle``).
 ATHENA_FAIL_MARKER = "fail"
 ATHENA_BATCH_LIMIT = 50
@@ -115,6 +145,8 @@ def install_gap_rules() -> None:
         _install_glue()
         _install_emr_serverless()
         _install_athena()
+        _install_ecs()
+        _sfn_gaps.install(_patch)
 
 
 def uninstall_gap_rules() -> None:
@@ -318,6 +350,103 @@ def _install_athena() -> None:
     _patch(AthenaResponse, "batch_get_query_execution", batch_get_query_execution)
     _patch(AthenaResponse, "stop_query_execution", stop_query_execution)
     _patch(AthenaBackend, "stop_query_execution", backend_stop)
+
+
+def _install_ecs() -> None:
+    from moto.core.exceptions import ServiceException
+    from moto.core.responses import ActionResult
+    from moto.ecs.models import EC2ContainerServiceBackend, Task
+    from moto.ecs.responses import DESCRIBE_TASKS_TAGS, EC2ContainerServiceResponse
+
+    # moto serialises an error by the service of its exception's module: this one is ECS's
+    _EcsConflict = type("ConflictException", (ServiceException,),
+                        {"__module__": "moto.ecs.exceptions", "code": "ConflictException"})
+
+    original_init = Task.__init__
+
+    def __init__(self: Task, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        self.__dict__["created_at"] = datetime.now(tz=timezone.utc)  # serialised as createdAt
+        commands = [c.get("command") for c in (self.overrides or {}).get("containerOverrides") or []]
+        commands += [c.command for c in self.containers]
+        self.__dict__["_dj_exit"] = 1 if ["false"] in commands else 0
+
+    def _sync(task: Task) -> None:
+        """Containers follow their task (``ecs-task-life-cycle``)."""
+        stopped = task.last_status in ("STOPPED", "DELETED")
+        for container in task.containers:
+            if not stopped:
+                container.last_status = "PENDING" if task.last_status in ("PROVISIONING", "PENDING") else "RUNNING"
+            elif container.last_status != "STOPPED":
+                container.last_status = "STOPPED"
+                container.exitCode = task.__dict__.get("_dj_exit", 0)
+        if stopped:
+            task.desired_status = "STOPPED"
+            task.__dict__.setdefault("stop_code", "EssentialContainerExited")
+            task.__dict__.setdefault("stopped_at", datetime.now(tz=timezone.utc))
+
+    original_describe = EC2ContainerServiceBackend.describe_tasks
+
+    def describe_tasks(self: EC2ContainerServiceBackend, cluster_str: str, tasks: list[str]) -> list[Task]:
+        found = original_describe(self, cluster_str, tasks)
+        for task in found:
+            _sync(task)
+        return found
+
+    original_stop = EC2ContainerServiceBackend.stop_task
+
+    def stop_task(self: EC2ContainerServiceBackend, cluster_str: str, task_str: str, reason: str) -> Task:
+        task = original_stop(self, cluster_str, task_str, reason)
+        if "stop_code" not in task.__dict__:
+            task.__dict__.update(stop_code="UserInitiated", stopped_at=datetime.now(tz=timezone.utc))
+            for container in task.containers:
+                container.last_status = "STOPPED"
+                container.__dict__["exitCode"] = None
+        return task
+
+    original_run = EC2ContainerServiceResponse.run_task
+
+    def run_task(self: EC2ContainerServiceResponse) -> Any:
+        token = self._get_param("clientToken")
+        if not token:
+            return original_run(self)
+        cluster = str(self._get_param("cluster", "default")).rpartition("/")[2]
+        params = {k: v for k, v in json.loads(self.body or "{}").items() if k != "clientToken"}
+        seen: dict[tuple[str, str], tuple[list[str], dict[str, Any]]] = self.ecs_backend.__dict__.setdefault(
+            "_dj_tokens", {})
+        if (cluster, token) in seen:
+            arns, first = seen[(cluster, token)]
+            if first != params:
+                conflict = _EcsConflict("The specified client token has already been used in a different RunTask "
+                                        "request.")
+                conflict.resourceIds = arns  # a member of the error's model, serialised by moto
+                raise conflict
+            tasks = [t for t in self.ecs_backend.tasks.get(cluster, {}).values() if t.task_arn in arns]
+            return ActionResult({"tasks": tasks, "failures": []})
+        answer = original_run(self)
+        result: Any = answer.result if isinstance(answer, ActionResult) else {}
+        tasks = result.get("tasks", [])
+        seen[(cluster, token)] = ([t.task_arn for t in tasks], params)
+        return answer
+
+    def describe_tasks_response(self: EC2ContainerServiceResponse) -> ActionResult:
+        cluster = self._get_param("cluster", "default")
+        task_ids = self._get_param("tasks", [])
+        tasks = self.ecs_backend.describe_tasks(cluster, task_ids)
+        if "TAGS" in self._get_param("include", []):
+            self._include_in_response(DESCRIBE_TASKS_TAGS)
+        else:
+            self._exclude_from_response(DESCRIBE_TASKS_TAGS)
+        known = {t.task_arn for t in tasks} | {t.id for t in tasks}
+        failures = [{"arn": i, "reason": "MISSING"} for i in task_ids if i not in known and i.rpartition("/")[2]
+                    not in known]
+        return ActionResult({"tasks": tasks, "failures": failures})
+
+    _patch(Task, "__init__", __init__)
+    _patch(EC2ContainerServiceBackend, "describe_tasks", describe_tasks)
+    _patch(EC2ContainerServiceBackend, "stop_task", stop_task)
+    _patch(EC2ContainerServiceResponse, "run_task", run_task)
+    _patch(EC2ContainerServiceResponse, "describe_tasks", describe_tasks_response)
 
 
 def _as_datetime(value: Any) -> datetime | None:

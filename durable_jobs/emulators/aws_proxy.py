@@ -43,6 +43,9 @@ from urllib.parse import urlsplit
 
 SUBMIT_OPS = {"batch:SubmitJob": "jobId", "glue:StartJobRun": "JobRunId", "emr-serverless:StartJobRun": "jobRunId",
               "athena:StartQueryExecution": "QueryExecutionId"}
+#: A submit whose id is nested in its reply: the path to it (ECS ``RunTask``: ``tasks[0].taskArn``).
+SUBMIT_OPS.update({"ecs:RunTask": "tasks.0.taskArn"})
+SUBMIT_OPS["states:StartExecution"] = "executionArn"  # Step Functions (the execution name is the key)
 #: list operation → (list field, id field inside each entry)
 LIST_OPS = {
     "batch:ListJobs": ("jobSummaryList", "jobId"),
@@ -50,6 +53,7 @@ LIST_OPS = {
     "emr-serverless:ListJobRuns": ("jobRuns", "id"),
 }
 JSON_11_SERVICES = {"glue", "athena"}
+JSON_11_SERVICES.add("ecs")
 _SCOPE = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/aws4_request")
 _EMR_ROUTES = [
     ("POST", re.compile(r"^/applications/[^/]+/jobruns/?$"), "StartJobRun"),
@@ -269,8 +273,8 @@ class AwsFaultProxy:
     def _record(self, op: str, status: int, body: bytes, request: bytes = b"") -> bytes:
         if op in SUBMIT_OPS and status == 200:
             try:
-                job_id = json.loads(body)[SUBMIT_OPS[op]]
-            except (ValueError, KeyError, TypeError):
+                job_id = _dig_id(json.loads(body), SUBMIT_OPS[op])
+            except (ValueError, KeyError, TypeError, IndexError):
                 return body
             with self._lock:
                 if job_id not in self._created:
@@ -291,12 +295,21 @@ class AwsFaultProxy:
         return body
 
 
+def _dig_id(reply: Any, path: str) -> Any:
+    """``reply[path]``; a dotted path reaches into lists and objects (``tasks.0.taskArn``)."""
+    for part in path.split("."):
+        reply = reply[int(part)] if isinstance(reply, list) else reply[part]
+    return reply
+
+
 def _token_of(request: bytes) -> str | None:
     try:
         body = json.loads(request or b"{}")
     except ValueError:
         return None
     token = body.get("ClientRequestToken") or body.get("clientToken") if isinstance(body, dict) else None
+    if not token and isinstance(body, dict) and "stateMachineArn" in body:
+        token = body.get("name")  # Step Functions StartExecution: the name is the idempotency key
     return str(token) if token else None
 
 

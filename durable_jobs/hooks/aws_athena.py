@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from durable_jobs.hooks.aws_base import AwsJobClient, error_code
 from durable_jobs.hooks.base import JobStatus, StateTable
+from durable_jobs.triggers.pacing import pace_call
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.athena import AthenaHook
@@ -126,11 +127,13 @@ class AthenaJobClient(AwsJobClient):
         result: dict[Any, JobStatus] = {}
         for start in range(0, len(ids), BATCH_GET_LIMIT):
             chunk = ids[start:start + BATCH_GET_LIMIT]
+            await pace_call()
             response = await client.batch_get_query_execution(QueryExecutionIds=chunk)
             for execution in self.field(response, "QueryExecutions", "BatchGetQueryExecution") or []:
                 result[execution.get("QueryExecutionId")] = self._to_status(execution)
             for job_id in chunk:
                 if job_id not in result:
+                    await pace_call()
                     result[job_id] = await self.astatus(job_id)
         return result
 

@@ -32,6 +32,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from durable_jobs.exceptions import DurableJobConfigError, JobSubmitError
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
+from durable_jobs.hooks.cached import fill_cached
 
 if TYPE_CHECKING:
     from durable_jobs.faults import Fault
@@ -185,7 +186,9 @@ class AwsJobClient(JobClient):
     @property
     def hook(self):
         if self._hook is None:
-            self._hook = self._make_hook()
+            hook = self._make_hook()
+            fill_cached(hook, "conn_config")  # never under 3.11's class-wide lock (durable_jobs.hooks.cached)
+            self._hook = hook
         return self._hook
 
     @property

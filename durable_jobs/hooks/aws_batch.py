@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from durable_jobs.hooks.aws_base import CLOCK_SKEW, KEY_TAG, AwsJobClient, _aware, log, merge_tags
 from durable_jobs.hooks.base import JobPhase, JobStatus, StateTable
+from durable_jobs.triggers.pacing import pace_call
 
 #: ``JobStatus`` (Batch API reference, DescribeJobs).
 BATCH_STATES = StateTable(
@@ -133,6 +134,7 @@ class BatchJobClient(AwsJobClient):
         result: dict[Any, JobStatus] = {}
         for start in range(0, len(ids), DESCRIBE_BATCH):
             chunk = ids[start:start + DESCRIBE_BATCH]
+            await pace_call()
             jobs = self.field(await client.describe_jobs(jobs=chunk), "jobs", "DescribeJobs")
             result.update({i: self._to_status(i, jobs) for i in chunk})
         return result

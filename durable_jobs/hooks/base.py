@@ -151,10 +151,25 @@ class JobClient(ABC):
     @abstractmethod
     async def astatus(self, job_id: Any) -> JobStatus: ...
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
-        """Many statuses; vendors that can list or describe jobs in one call override this."""
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
+        """Many statuses; vendors that can list or describe jobs in one call override this.
+
+        One call per job here, so a failed call is that job's alone: its exception is its value (the
+        shared poller hands it to that job's trigger only). An exception raised out of ``astatuses``
+        concerns every job asked (a batch call failed). Under the shared poller each vendor request
+        first awaits ``pace_call()`` (the connection's request budget; a no-op elsewhere)."""
+        from durable_jobs.triggers.pacing import pace_call
+
         ids = list(job_ids)
-        results = await asyncio.gather(*(self.astatus(i) for i in ids))
+
+        async def one(job_id: Any) -> JobStatus | Exception:
+            await pace_call()
+            try:
+                return await self.astatus(job_id)
+            except Exception as err:  # noqa: BLE001 - this job's own failure, reported as its value
+                return err
+
+        results = await asyncio.gather(*(one(i) for i in ids))
         return dict(zip(ids, results))
 
     @abstractmethod

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -21,6 +21,7 @@ from durable_jobs.config import http_timeout_from_config
 from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.cached import fill_cached
 
 #: Run life-cycle states (Jobs API ``state.life_cycle_state``).
 LIFE_CYCLE_ACTIVE = frozenset(
@@ -40,6 +41,11 @@ RESULT_STATES = StateTable(
     ),
 )
 MAX_TOKEN_LENGTH = 64
+#: Runs per ``runs/list`` page: the Jobs API reference caps ``limit`` at 25 (so does the emulator).
+LIST_PAGE = 25
+LIST_RUNS_ENDPOINT = ("GET", "2.2/jobs/runs/list")
+#: Rounds ``astatuses`` reads run by run after a listing that did not pay, before it lists again.
+LISTING_SKIPS = 10
 
 
 #: Every life-cycle state the client knows (the fault policy's "known states").
@@ -90,7 +96,9 @@ def classify_databricks(err: BaseException) -> Fault:
         if isinstance(status, int):
             # DatabricksApiError: "Response: <body>, Status Code: <n>" — keep the body short.
             text = str(cause).removeprefix("Response: ").rsplit(", Status Code:", 1)[0]
-            return Fault(kind_for_status(status), cap(text.strip(), 300), status)
+            underneath = generic_classify(err)  # aiohttp's error below it keeps the reply's Retry-After
+            return Fault(kind_for_status(status), cap(text.strip(), 300), status,
+                         underneath.retry_after if underneath is not None else None)
     found = generic_classify(err)
     if found is not None:
         return found
@@ -134,6 +142,7 @@ class DatabricksJobClient(JobClient):
         self.timeout_seconds = timeout_seconds
         self._hook: Any = None
         self._ahook: Any = None
+        self._listing_skips = 0
 
     def serialize(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -154,6 +163,7 @@ class DatabricksJobClient(JobClient):
             self.databricks_conn_id, retry_limit=self.retry_limit, retry_delay=self.retry_delay,
             retry_args=self.retry_args, caller=self.caller,
         )
+        fill_cached(hook, "databricks_conn")  # never under 3.11's class-wide lock (durable_jobs.hooks.cached)
         hook.timeout_seconds = self.http_timeout(hook)  # type: ignore[assignment]  # requests/aiohttp take floats
         return hook
 
@@ -284,6 +294,43 @@ class DatabricksJobClient(JobClient):
                 return await asyncio.to_thread(self.status, job_id)
             raise
         return self._to_status(run)
+
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
+        """Many runs: page through the workspace's *active* runs (``GET jobs/runs/list active_only=true``,
+        25 a page), then one ``runs/get`` for each watched run the listing did not show (it ended, or the
+        listing stopped). The listing stops as soon as its pages outnumber the watched runs they showed
+        (a workspace busy with others' runs), so it never costs more than one get per run plus one page."""
+        from durable_jobs.triggers.pacing import pace_call
+
+        ids = list(job_ids)
+        if len(ids) < 2 or self._listing_skips > 0:
+            self._listing_skips = max(0, self._listing_skips - 1)
+            return await super().astatuses(ids)
+        wanted = {str(i): i for i in ids}
+        hook = await self._async_hook()
+        out: dict[Any, JobStatus | Exception] = {}
+        pages, token = 0, None
+        while True:
+            await pace_call()
+            params: dict[str, Any] = {"active_only": True, "limit": LIST_PAGE}
+            if token:
+                params["page_token"] = token
+            reply = await hook._a_do_api_call(LIST_RUNS_ENDPOINT, params)
+            pages += 1
+            for run in reply.get("runs") or []:
+                job_id = wanted.get(str(run.get("run_id")))
+                if job_id is not None:
+                    out[job_id] = self._to_status(run)
+            token = reply.get("next_page_token")
+            if not (reply.get("has_more") and token):
+                break
+            if pages >= len(out):  # others' runs fill the listing: per run is cheaper for a while
+                self._listing_skips = LISTING_SKIPS
+                break
+        rest = [i for i in ids if i not in out]
+        if rest:
+            out.update(await super().astatuses(rest))
+        return out
 
     async def aclose(self) -> None:
         if self._ahook is not None:

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from durable_jobs.exceptions import DurableJobConfigError, JobFailedError
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.triggers.pacing import pace_call
 
 JOB_STATES = StateTable(
     vendor="BigQuery job",
@@ -220,7 +221,7 @@ class BigQueryJobClient(JobClient):
         state = {"SUCCESS": "SUCCESS", "ERROR": "FAILURE"}.get(word, word)
         return JobStatus(self.phase_of(state), state, str(reply.get("message") or ""), raw=dict(reply))
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
         """Many jobs: list the project's PENDING and RUNNING jobs (two ``jobs.list`` calls), then one get for
         each watched job that left them (it ended: its outcome needs ``errorResult``)."""
         ids = list(job_ids)
@@ -237,6 +238,8 @@ class BigQueryJobClient(JobClient):
                         seen[job.job_id] = str(job.state)
             return seen
 
+        await pace_call()
+        await pace_call()  # two listings (pending, running) in the thread below
         listed = await asyncio.to_thread(active)
         out: dict[Any, JobStatus] = {i: JobStatus(JobPhase.ACTIVE, listed[str(i)], "Job running")
                                      for i in ids if str(i) in listed}

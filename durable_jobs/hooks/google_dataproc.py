@@ -42,6 +42,7 @@ from durable_jobs.faults import (
     kind_for_status,
 )
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.triggers.pacing import pace_call
 
 log = logging.getLogger(__name__)
 
@@ -238,13 +239,14 @@ class DataprocJobClient(_DataprocClient):
             raise
         return self._status(job)
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
         """One ``ListJobs`` with ``filter="status.state = ACTIVE"`` (paged) for two or more jobs; a job it does
         not show has left the active states and is read with ``GetJob`` (once, as per-job polling would)."""
         ids = list(job_ids)
         if len(ids) < 2:
             return await super().astatuses(ids)
         client = await self.async_hook.get_job_client(region=self.region)
+        await pace_call()  # the listing's first page (later pages are not paced)
         pager = await client.list_jobs(request={"project_id": self.project_id, "region": self.region,
                                                 "filter": "status.state = ACTIVE"}, retry=None,
                                        timeout=self.call_timeout)
@@ -385,13 +387,14 @@ class DataprocBatchClient(_DataprocClient):
             raise
         return self._status(batch)
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
         """One ``ListBatches`` with ``filter="state = RUNNING"`` (paged, 1,000 a page) for two or more batches; a
         batch it does not show (pending, ending, ended) is read with ``GetBatch``."""
         ids = list(job_ids)
         if len(ids) < 2:
             return await super().astatuses(ids)
         client = await self.async_hook.get_batch_client(region=self.region)
+        await pace_call()  # the listing's first page (later pages are not paced)
         pager = await client.list_batches(
             request={"parent": f"projects/{self.project_id}/locations/{self.region}", "filter": "state = RUNNING",
                      "page_size": 1000}, retry=None, timeout=self.call_timeout)

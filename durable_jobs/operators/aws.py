@@ -415,4 +415,22 @@ class AthenaOperator(_AwsDurableMixin, _athena.AthenaOperator):
         )
 
 
-__all__ = ["AthenaOperator", "BatchOperator", "EmrServerlessStartJobOperator", "GlueJobOperator"]
+#: Operators that live in their own modules (which import ``_AwsDurableMixin`` from here), re-exported lazily
+#: (PEP 562) so that importing either module first works. Add a line per operator.
+_SUBMODULE_EXPORTS: dict[str, str] = {
+    "StepFunctionStartExecutionOperator": "durable_jobs.operators.aws_stepfunctions",
+    "EcsRunTaskOperator": "durable_jobs.operators.aws_ecs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _SUBMODULE_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = ["AthenaOperator", "BatchOperator", "EmrServerlessStartJobOperator", "GlueJobOperator",
+           *_SUBMODULE_EXPORTS]

@@ -1,4 +1,5 @@
-"""Drop-in durable ``DatabricksSubmitRunOperator`` and ``DatabricksRunNowOperator``.
+"""Drop-in durable ``DatabricksSubmitRunOperator``, ``DatabricksRunNowOperator``, ``DatabricksNotebookOperator``
+and ``DatabricksTaskOperator``.
 
 Change one import line::
 
@@ -11,12 +12,17 @@ and ``fresh_on_clear``. The run is submitted exactly once on the synchronous *an
 deferrable path; the key travels in ``idempotency_token``. A user-supplied
 ``idempotency_token`` is combined with the epoch's key (``<token>-<nonce>``), so a run that
 genuinely failed is retried with a new run rather than handed back by Databricks.
+
+The notebook and task operators submit through ``runs/submit`` too (upstream sends no token there).
+``DatabricksSQLStatementsOperator`` has no durable version: the Statement Execution API documents no
+idempotency field, so a statement whose reply is lost, or whose worker dies before its id is stored, runs
+again on the retry — that window stays open (docs/guide/durable-operators.md says what could close it).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from airflow.providers.databricks.hooks.databricks import RunState
 from airflow.providers.databricks.operators import databricks as _official
@@ -216,3 +222,101 @@ def _run_state(status: JobStatus) -> RunState | str:
         return RunState(life, result, status.message)
     except Exception:  # noqa: BLE001 - a life-cycle state the hook does not know either
         return f"{status.state} ({status.message})" if status.message else status.state
+
+
+class _DatabricksTaskRunMixin(_DatabricksDurableMixin):
+    """``DatabricksNotebookOperator`` / ``DatabricksTaskOperator`` standalone: one task through ``runs/submit``.
+
+    The official operators submit without an ``idempotency_token`` and keep nothing; ours submit the same
+    run JSON (``_get_run_json``) under the epoch's key, so a retry after a crash reconnects. They watch the
+    submit run, as the official ``_monitor_submit_run`` does: it holds exactly this one task, so its end is
+    the task's. Inside a ``DatabricksWorkflowTaskGroup`` nothing is submitted here (the group's launch task
+    submitted the workflow run), so the official path runs unchanged.
+    """
+
+    if TYPE_CHECKING:  # what the official DatabricksTaskBaseOperator defines
+        databricks_run_id: int | None
+        wait_for_termination: bool
+
+        @property
+        def _databricks_workflow_task_group(self) -> Any: ...
+
+        def _get_run_json(self) -> dict[str, Any]: ...
+
+    external_id_key = "databricks_run_id"
+    user_token_argument = None  # type: ignore[assignment]  # upstream has no token argument
+    durable_request_fields: ClassVar[tuple[str, ...]] = ("existing_cluster_id", "job_cluster_key", "new_cluster")
+
+    def _in_workflow(self) -> bool:
+        return self._databricks_workflow_task_group is not None
+
+    def execute(self, context: Context) -> Any:
+        if self._in_workflow():
+            return _official.DatabricksTaskBaseOperator.execute(self, context)  # type: ignore[arg-type]
+        return super().execute(context)
+
+    def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
+        if self._in_workflow():
+            return _official.DatabricksTaskBaseOperator.execute_complete(self, context, event)  # type: ignore[arg-type]
+        return super().execute_complete(context, event)
+
+    def on_kill(self) -> None:
+        if self._in_workflow():
+            return _official.DatabricksTaskBaseOperator.on_kill(self)  # type: ignore[arg-type]
+        return super().on_kill()
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        return self._get_run_json()
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        """What the official ``_launch_job`` does once it has the run: its log line and its two XComs."""
+        self.databricks_run_id = job_id
+        if getattr(self, "_run_page_url", None) is None:
+            self._run_page_url = self.call_vendor(job_id, lambda: self.job_client.url(job_id))
+        self.log.info("Check the job run in Databricks: %s", self._run_page_url)
+        if self.do_xcom_push and context is not None:
+            context["ti"].xcom_push(key=XCOM_RUN_ID_KEY, value=job_id)
+            context["ti"].xcom_push(key=XCOM_RUN_PAGE_URL_KEY, value=self._run_page_url)
+
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        if status.phase is not JobPhase.UNKNOWN:
+            self.log.info("Current state of the databricks run %s is %s", job_id, status.state.partition(":")[0])
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        self.log.info("Task succeeded. Final state %s.", "SUCCESS")
+        return None
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official ``_handle_terminal_run_state`` messages, then what a retry does."""
+        if status.phase is JobPhase.MISSING:
+            return DurableJobMixin.failure_error(self, context, job_id, status)
+        run_state = _run_state(status)
+        errors: Any = list(status.raw.get("errors") or [])
+        if not errors and isinstance(run_state, RunState) and run_state.result_state == "FAILED":
+            try:
+                errors = extract_failed_task_errors(self._hook, dict(status.raw or self._hook.get_run(job_id)),
+                                                    run_state)
+            except Exception as err:  # noqa: BLE001 - the failure itself is what must be reported
+                self.log.warning("Could not read the failed tasks' errors of run %s: %s", job_id, cap(err, 300))
+        life, _, result = status.state.partition(":")
+        if life != "TERMINATED":
+            text = f"Databricks job failed with state {life}. Message: {status.message}. Errors: {errors}"
+        else:
+            text = f"Task failed. Final state {result}. Reason: {status.message}. Errors: {errors}"
+        return JobFailedError(f"{cap(text, 4000)}. A retry submits a new run.", job_id=job_id, state=status.state)
+
+
+class DatabricksNotebookOperator(  # type: ignore[misc,metaclass]
+    _DatabricksTaskRunMixin, _official.DatabricksNotebookOperator
+):
+    """The official ``DatabricksNotebookOperator`` (``runs/submit``), submitting each notebook run exactly once."""
+
+    __init__ = with_official_signature(_official.DatabricksNotebookOperator)
+    durable_request_fields = (*_DatabricksTaskRunMixin.durable_request_fields, "notebook_path", "source",
+                              "notebook_packages")
+
+
+class DatabricksTaskOperator(_DatabricksTaskRunMixin, _official.DatabricksTaskOperator):  # type: ignore[misc,metaclass]
+    """The official ``DatabricksTaskOperator`` (``runs/submit``), submitting each task run exactly once."""
+
+    __init__ = with_official_signature(_official.DatabricksTaskOperator)

@@ -6,26 +6,47 @@ yields exactly one event. Failed status calls and unknown states go through the 
 :class:`~durable_jobs.polling.JobWatch` as the synchronous wait: the same budgets, backoff and
 messages on both paths. The external job is cancelled in ``on_kill`` (a user's kill), never in
 ``cleanup`` (which also runs when triggers move between triggerers or the triggerer restarts).
+
+In a triggerer, triggers of one vendor connection share a poller (``durable_jobs.triggers.hub``,
+``[durable_jobs] shared_poller``): the hub fetches the statuses, each trigger still judges its own
+with its own ``JobWatch`` and yields its own event. A trigger that ends, is cancelled or moves
+leaves the hub before anything else.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from durable_jobs.cancel import decide_cancel, ti_state, validate_policy
+from durable_jobs.config import get_bool
 from durable_jobs.exceptions import DurableJobConfigError, DurableJobError
-from durable_jobs.hooks.base import JobClient, JobPhase, load_client
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, load_client
 from durable_jobs.polling import DEFAULT_ERROR_BUDGET, DEFAULT_UNKNOWN_STATE_BUDGET, JobWatch, PollPolicy
+from durable_jobs.triggers.hub import subscribe
 
 EVENT_SUCCESS = "success"
 EVENT_FAILED = "failed"
 EVENT_ERROR = "error"
 #: The operator's own bound on the wait (``waiter_max_attempts``, ``max_polling_attempts``) was reached.
 EVENT_POLL_LIMIT = "poll_limit"
+
+
+#: Seconds ``on_kill`` still waits for its cancel to reach the vendor once Airflow cancels ``on_kill`` itself.
+KILL_GRACE = 5.0
+#: Kills whose ``on_kill`` may have returned already: the loop keeps only weak references to tasks.
+_KILLS_IN_FLIGHT: set[asyncio.Future[None]] = set()
+
+
+def _forget_kill(kill: asyncio.Future[None]) -> None:
+    _KILLS_IN_FLIGHT.discard(kill)
+    if not kill.cancelled() and kill.exception() is not None:  # retrieved here, or asyncio warns at exit
+        logging.getLogger(__name__).error("durable-jobs: cancelling the job on a user's kill failed",
+                                          exc_info=kill.exception())
 
 
 class JobTrigger(BaseTrigger):
@@ -96,38 +117,58 @@ class JobTrigger(BaseTrigger):
         return TriggerEvent(payload)
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        watch = JobWatch(self.client, self.job_id, self.policy, log=self.log)
-        polls = 0
         try:
-            while True:
-                try:
-                    try:
-                        status = await self.client.astatus(self.job_id)
-                    except Exception as err:
-                        await asyncio.sleep(watch.failed(err))
-                        continue
-                    changed = watch.changed(status)
-                    final = watch.seen(status)
-                except DurableJobError as gave_up:  # the policy's budget is spent, or the fault is final
-                    yield self._event(EVENT_ERROR, phase=None, state=None, message=str(gave_up),
-                                      error=type(gave_up).__name__)
-                    return
-                if final is None:
-                    if changed and status.phase is JobPhase.ACTIVE:
-                        self.log.info("%s %s %s is %s", self.client.vendor, self.client.unit, self.job_id, status.state)
-                    polls += 1
-                    if self.max_polls is not None and polls >= self.max_polls:
-                        yield self._event(EVENT_POLL_LIMIT, phase=status.phase.value, state=status.state,
-                                          message=f"still {status.state} after {polls} polls")
-                        return
-                    await asyncio.sleep(watch.delay())
-                    continue
-                kind = EVENT_SUCCESS if final.phase is JobPhase.SUCCEEDED else EVENT_FAILED
-                official = self.client.official_event_fields(self.job_id, final, self.echo)
-                yield self._event(kind, **official, phase=final.phase.value, state=final.state, message=final.message)
-                return
+            if get_bool("shared_poller"):
+                event = await self._watch_shared()
+            else:
+                event = await self._watch(self.client, self._ask_alone, alone=True)
+            yield event
         finally:
             await self._close()
+
+    async def _ask_alone(self) -> JobStatus | Exception:
+        try:
+            return await self.client.astatus(self.job_id)
+        except Exception as err:  # noqa: BLE001 - the watch decides what a failed call means
+            return err
+
+    async def _watch_shared(self) -> TriggerEvent:
+        """Through the loop's hub for this connection; leaves it before the event is yielded."""
+        sub = subscribe(self.client_classpath, self.client_kwargs, self.job_id, self.policy.interval)
+        async with sub:
+            return await self._watch(sub.hub.client, sub.next, alone=False)
+
+    async def _watch(self, client: JobClient, ask: Callable[[], Awaitable[JobStatus | BaseException]],
+                     *, alone: bool) -> TriggerEvent:
+        """The job's event. Alone, this trigger paces its own calls; under a hub, the hub does."""
+        watch = JobWatch(client, self.job_id, self.policy, log=self.log)
+        polls = 0
+        while True:
+            outcome = await ask()
+            try:
+                if isinstance(outcome, BaseException):
+                    wait = watch.failed(outcome)
+                    if alone:
+                        await asyncio.sleep(wait)
+                    continue
+                changed = watch.changed(outcome)
+                final = watch.seen(outcome)
+            except DurableJobError as gave_up:  # the policy's budget is spent, or the fault is final
+                return self._event(EVENT_ERROR, phase=None, state=None, message=str(gave_up),
+                                   error=type(gave_up).__name__)
+            if final is None:
+                if changed and outcome.phase is JobPhase.ACTIVE:
+                    self.log.info("%s %s %s is %s", client.vendor, client.unit, self.job_id, outcome.state)
+                polls += 1
+                if self.max_polls is not None and polls >= self.max_polls:
+                    return self._event(EVENT_POLL_LIMIT, phase=outcome.phase.value, state=outcome.state,
+                                       message=f"still {outcome.state} after {polls} polls")
+                if alone:
+                    await asyncio.sleep(watch.delay())
+                continue
+            kind = EVENT_SUCCESS if final.phase is JobPhase.SUCCEEDED else EVENT_FAILED
+            official = client.official_event_fields(self.job_id, final, self.echo)
+            return self._event(kind, **official, phase=final.phase.value, state=final.state, message=final.message)
 
     async def _close(self) -> None:
         if self._client is not None:
@@ -141,13 +182,31 @@ class JobTrigger(BaseTrigger):
         await self._close()
 
     async def on_kill(self) -> None:
-        """A user stopped the deferred task: cancel the job, unless the trigger merely moved."""
+        """A user stopped the deferred task: cancel the job, unless the trigger merely moved.
+
+        Airflow gives ``on_kill`` 30 s and drops it if the trigger's task is cancelled again meanwhile;
+        asking Airflow for the task's state waits on the triggerer's supervisor, which can stall on its
+        database for that long. A user's cancel must survive both, so the decision and the cancel run in
+        a task of their own, shielded: ``on_kill`` returns when they are done, or leaves them to finish.
+        """
+        kill = asyncio.ensure_future(self._kill())
+        _KILLS_IN_FLIGHT.add(kill)
+        kill.add_done_callback(_forget_kill)
+        try:
+            await asyncio.shield(kill)
+        except asyncio.CancelledError:
+            # Cancelled again (Airflow re-sent the user's cancel, or its 30 s are up): give the cancel under
+            # way a moment to reach the vendor before giving way; past that it goes on in the background.
+            await asyncio.wait({kill}, timeout=KILL_GRACE)
+            raise
+
+    async def _kill(self) -> None:
         current = None
         ti = self.task_instance
         if self.cancel_on_kill == "user" and ti is not None:
-            from asgiref.sync import sync_to_async
-
-            current = await sync_to_async(ti_state)(ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
+            # A thread of the loop's own pool: asgiref's thread-sensitive executor is one thread shared
+            # with every provider's sync_to_async call in this triggerer.
+            current = await asyncio.to_thread(ti_state, ti.dag_id, ti.run_id, ti.task_id, ti.map_index)
         if not decide_cancel(self.cancel_on_kill, current, still_alive_state="deferred"):
             self.log.info(
                 "Trigger for %s job %s stopped while the task is %s: leaving the job running for the retry",
@@ -157,3 +216,4 @@ class JobTrigger(BaseTrigger):
         self.log.info("Task stopped by a user (state %s): cancelling %s job %s",
                       current, self.client.vendor, self.job_id)
         await self.client.acancel(self.job_id)
+        self.log.info("Cancelled %s job %s", self.client.vendor, self.job_id)

@@ -37,7 +37,8 @@ def _compat_dag_modules() -> list:
     import importlib
 
     modules = [compat_dags]
-    for name in ("compat_aws_dags", "compat_snowflake_dags", "compat_bigquery_dags", "compat_dataproc_dags"):
+    for name in ("compat_aws_dags", "compat_snowflake_dags", "compat_bigquery_dags", "compat_dataproc_dags",
+                 "compat_sfn_dags", "compat_ecs_dags", "compat_cloud_batch_dags"):
         try:
             modules.append(importlib.import_module(name))
         except ModuleNotFoundError as err:

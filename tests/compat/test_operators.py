@@ -71,3 +71,20 @@ def test_failed_run_then_retry_submits_fresh(emulator, dag):
     ledger = emulator.ledger()
     assert ledger["runs_created"] == 2, ledger["runs"]
     assert sorted(run["result_state"] for run in ledger["runs"].values()) == ["FAILED", "SUCCESS"]
+
+
+NOTEBOOK_AND_TASK = [compat_dags.notebook_sync, compat_dags.notebook_deferrable, compat_dags.task_sync,
+                     compat_dags.task_deferrable]
+
+
+@pytest.mark.parametrize("dag", NOTEBOOK_AND_TASK, ids=lambda d: d.dag_id)
+def test_notebook_and_task_submit_one_run_with_our_token(emulator, dag):
+    DEFERRALS.clear()
+    state, tis = run_dag(dag)
+    assert state == "success", tis
+    assert tis["run"][0] == "success"
+    _, run = _only_run(emulator)
+    assert (run["state"], run["result_state"]) == ("TERMINATED", "SUCCESS")
+    [submission] = emulator.ledger()["submissions"]
+    assert submission["path"].endswith("runs/submit") and submission["idempotency_token"]  # upstream sends none
+    assert DEFERRALS == ([dag.dag_id] if "deferrable" in dag.dag_id else [])

@@ -25,9 +25,11 @@ from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Fault, Hold
 from durable_jobs.hooks.aws_athena import ATHENA_STATES
 from durable_jobs.hooks.aws_base import KEY_TAG
 from durable_jobs.hooks.aws_batch import BATCH_STATES
+from durable_jobs.hooks.aws_ecs import ECS_STATES
 from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
 from durable_jobs.hooks.aws_glue import GLUE_STATES
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
+from durable_jobs.hooks.aws_stepfunctions import STEP_FUNCTIONS_STATES
 
 #: What the Airflow processes read the shared EMR Serverless application's id from (crash_dags.py).
 EMR_APPLICATION_ENV = "DJ_CRASH_EMR_APPLICATION"
@@ -120,6 +122,46 @@ SERVICES: dict[str, AwsService] = {s.key: s for s in [
                ("athena:StopQueryExecution",), ATHENA_STATES.active, "athena_query_execution_id", _athena_queries,
                _athena_unknown),
 ]}
+
+
+def _sfn_executions(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One state machine for every cell: a cell's executions are the ones whose input names it.
+    sfn = vendor.env.client("stepfunctions", direct=True)
+    described = [sfn.describe_execution(executionArn=e["executionArn"]) for e in vendor.env.sfn_executions()]
+    return [{"id": d["executionArn"], "status": d["status"], "token": d["name"]}
+            for d in described if vendor.job_name in (d.get("input") or "")]
+
+
+def _sfn_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body["status"] = UNKNOWN_STATE
+    return body
+
+
+SERVICES["stepfunctions"] = AwsService(
+    "stepfunctions", "AWS Step Functions", "states:StartExecution", "states:DescribeExecution",
+    ("states:StopExecution",), STEP_FUNCTIONS_STATES.active, "step_function_execution_arn", _sfn_executions,
+    _sfn_unknown)
+
+
+def _ecs_tasks(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One cluster for every cell: a cell's tasks are the ones whose group is its DAG id; the token is the
+    # clientToken this cell's proxy saw (DescribeTasks does not return it).
+    from durable_jobs.emulators.aws_env import ECS_CLUSTER
+
+    tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
+    return [{"id": t["taskArn"], "status": t["lastStatus"], "token": tokens.get(t["taskArn"])}
+            for t in vendor.env.ecs_tasks() if t.get("group") == vendor.job_name and ECS_CLUSTER in t["clusterArn"]]
+
+
+def _ecs_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    for task in body.get("tasks", []):
+        task["lastStatus"] = UNKNOWN_STATE
+    return body
+
+
+SERVICES["ecs"] = AwsService(
+    "ecs", "Amazon ECS", "ecs:RunTask", "ecs:DescribeTasks", ("ecs:StopTask",), ECS_STATES.active, "ecs_task_arn",
+    _ecs_tasks, _ecs_unknown)
 
 
 class AwsVendor:

@@ -45,16 +45,37 @@ WAITING_CONCURRENCY = int(os.environ.get("DJ_CRASH_WAITING_CONCURRENCY", "6"))
 WAITING_STAGGER = 2.0
 
 
+def preimports(cells: list[Cell]) -> list[str]:
+    """The modules the cells' tasks and triggers import, for the scheduler and triggerer to import first.
+
+    Their forked children (task processes, the trigger runner) then find them loaded instead of importing the
+    vendor SDKs again each time (vendor_route/sitecustomize.py). Read from the registry: a vendor key that no
+    registered operator's ``crash`` names contributes nothing.
+    """
+    from durable_jobs.vendors import crash_vendor
+
+    names = {"durable_jobs.triggers.job"}
+    for vendor in sorted({c.scenario.vendor for c in cells}):
+        try:
+            service, op = crash_vendor(vendor)
+        except KeyError:
+            continue
+        names |= {op.module, op.official.rpartition(".")[0], service.hook_module}
+    return sorted(names)
+
+
 def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str, Any]:
     """Start emulators and the stack, run ``cells``, stop everything by PID; return the matrix data."""
     home = Path(tempfile.mkdtemp(prefix="durable-jobs-crash-"))
     started = time.monotonic()
     fleet = stack = aws_fleet = sf_fleet = bq_fleet = dp_fleet = None
+    cb_fleet: Any = None  # issue 16: the Cloud Batch gRPC emulator (tests/crash/crash_cloud_batch.py)
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
-        dbx = [c for c in cells if c.scenario.vendor == "databricks"]
+        # + crash_runnow.py, crash_notebook.py: Databricks emulator cells too
+        dbx = [c for c in cells if c.scenario.vendor in ("databricks", "databricks_run_now", "databricks_notebook")]
         aws = [c for c in cells if c.scenario.vendor in AWS_SERVICES]
         snowflake = [c for c in cells if c.scenario.vendor == "snowflake"]
         fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
@@ -77,10 +98,17 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
 
             dp_fleet = DataprocFleet({c.key: c.scenario.vendor for c in dataproc})
             env.update(dp_fleet.conn_env({c.conn_id: c.key for c in dataproc}))
+        cloud_batch = [c for c in cells if c.scenario.vendor == "cloud_batch"]
+        if cloud_batch:  # one Cloud Batch gRPC emulator, a project per cell (tests/crash/crash_cloud_batch.py)
+            from crash_cloud_batch import CloudBatchFleet
+
+            cb_fleet = CloudBatchFleet([c.key for c in cloud_batch])
+            env.update(cb_fleet.conn_env({c.conn_id: c.key for c in cloud_batch}))
         # Every Airflow process imports tests/crash/vendor_route/sitecustomize.py, which routes each vendor's hook
         # whose environment variable the fleets above set (one file: only the first sitecustomize is imported).
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
         env["DJ_CRASH_CELLS"] = str(home / "cells.json")
+        env["DJ_CRASH_PREIMPORT"] = ",".join(preimports(cells))
         stack = AirflowStack(home, DAGS, env, parallelism=2 * CONCURRENCY + WAITING_CONCURRENCY + 4)
         log(f"crash: starting Airflow on 127.0.0.1:{stack.port} (AIRFLOW_HOME {home})")
         stack.start()
@@ -93,6 +121,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         emulators.update({c.id: sf_fleet.emulators[c.key] for c in snowflake})
         emulators.update({c.id: bq_fleet.tenants[c.key] for c in bigquery})  # type: ignore[union-attr]
         emulators.update({c.id: dp_fleet.tenants[c.key] for c in dataproc})  # type: ignore[union-attr,misc]
+        emulators.update({c.id: cb_fleet.tenants[c.key] for c in cloud_batch})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -108,6 +137,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             bq_fleet.stop()
         if dp_fleet is not None:
             dp_fleet.stop()
+        if cb_fleet is not None:
+            cb_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

@@ -944,12 +944,11 @@ SCENARIOS.update({s.name: s for s in SNOWFLAKE_SCENARIOS})
 
 from crash_bigquery import BIGQUERY_SCENARIOS, BigQueryCellRun  # noqa: E402 - builds on CellRun above
 
-#: The Google rows run only when asked (DJ_CRASH_GOOGLE=1). Each passes on a stack of its own vendor, but in
-#: the full matrix on 2 cores the shared triggerer's event loop was reported deadlocked (no communication for
-#: 30 s) soon after the first wave of deferrals and ran no trigger again: every deferrable cell of every
-#: vendor timed out. Until the blocking call is found (a trigger doing synchronous work in the loop under
-#: load), they stay out of the default matrix so that it keeps proving the other vendors.
-GOOGLE_ROWS = __import__("os").environ.get("DJ_CRASH_GOOGLE") == "1"
+#: The Google rows are part of the default matrix; DJ_CRASH_GOOGLE=0 leaves them out (a quicker local run).
+#: They were left out while the shared triggerer stalled in the full matrix: every task and the trigger runner
+#: re-imported the Google SDKs (12-19 s of CPU each on 2 cores) until the scheduler and the triggerer
+#: pre-imported them for their forked children (crash_lab.preimports, vendor_route/sitecustomize.py).
+GOOGLE_ROWS = __import__("os").environ.get("DJ_CRASH_GOOGLE", "1") != "0"
 if GOOGLE_ROWS:
     SCENARIOS.update({s.name: s for s in BIGQUERY_SCENARIOS})
 
@@ -957,6 +956,30 @@ from crash_dataproc import DATAPROC_SCENARIOS, DataprocCellRun  # noqa: E402 - b
 
 if GOOGLE_ROWS:
     SCENARIOS.update({s.name: s for s in DATAPROC_SCENARIOS})
+
+from crash_cloud_batch import CLOUD_BATCH_SCENARIOS, CloudBatchCellRun  # noqa: E402 - builds on crash_dataproc
+
+if GOOGLE_ROWS:  # issue 16: Cloud Batch rows, behind the same gate as the other Google rows
+    SCENARIOS.update({s.name: s for s in CLOUD_BATCH_SCENARIOS})
+
+# Issue 15: DatabricksRunNowOperator's rows, and W2/W5/SIGTERM/MARK-FAILED for AWS Glue and EMR Serverless.
+from crash_aws_rows import AWS_ROW_SCENARIOS  # noqa: E402 - builds on AwsCellRun above
+from crash_notebook import NOTEBOOK_SCENARIOS  # noqa: E402 - builds on the drivers above
+from crash_runnow import RUN_NOW_SCENARIOS  # noqa: E402 - builds on the drivers above
+
+SCENARIOS.update({s.name: s for s in RUN_NOW_SCENARIOS})
+SCENARIOS.update({s.name: s for s in NOTEBOOK_SCENARIOS})
+SCENARIOS.update({s.name: s for s in AWS_ROW_SCENARIOS})
+
+# Issue 15: AWS Step Functions rows (W2, W5, SIGTERM; MARK-FAILED while deferred).
+from crash_sfn_rows import SFN_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in SFN_SCENARIOS})
+
+# Issue 15: Amazon ECS rows (W2, W5, SIGTERM, MARK-FAILED; sync and deferrable).
+from crash_ecs_rows import ECS_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in ECS_SCENARIOS})
 
 
 def all_cells() -> list[Cell]:
@@ -969,6 +992,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     kind = AwsCellRun if vendor in AWS_SERVICES else SnowflakeCellRun if vendor == "snowflake" else CellRun
     kind = BigQueryCellRun if vendor == "bigquery" else kind
     kind = DataprocCellRun if vendor in ("dataproc_jobs", "dataproc_batches") else kind
+    kind = CloudBatchCellRun if vendor == "cloud_batch" else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:

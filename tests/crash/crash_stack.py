@@ -25,6 +25,7 @@ from typing import Any
 
 import psutil
 import requests
+from stack_watch import SilentRunnerWatch
 
 VENV_BIN = Path(sys.executable).parent
 AIRFLOW = str(VENV_BIN / "airflow")
@@ -367,6 +368,12 @@ class AirflowStack:
             "AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT": "30",  # a held request must not time out
             "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "1",
             "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "6",
+            # The runner watchdog (default 30 s) reads a runner that is alive but starved of CPU (2 cores,
+            # dozens of task processes, an SDK imported on the trigger loop) or that was SIGSTOPped with
+            # its supervisor (TRIGGER-MOVE) as deadlocked, stops the heartbeat, and its triggers churn
+            # between cancel and re-create. Moves are driven by the triggerer's own heartbeat (6 s above);
+            # a runner silent this long still gets its stacks dumped (stack_watch.py).
+            "AIRFLOW__TRIGGERER__RUNNER_HEALTH_CHECK_THRESHOLD": "120",
             "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
             "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL": "600",
             "AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES": "1",
@@ -401,6 +408,10 @@ class AirflowStack:
         self._start("dag-processor", "dag-processor")
         self._start("scheduler", "scheduler", "--skip-serve-logs")
         self.start_triggerer("triggerer")
+        self.silent_runner_watch = SilentRunnerWatch(
+            self.log_dir, lambda: {name: p.pid for name, p in self.procs.items() if name.startswith("triggerer")},
+            log=lambda line: print(line, file=sys.stderr, flush=True))
+        self.silent_runner_watch.start()
         wait_for("the api-server", self._api_up, 120, 0.25)
 
     def _api_up(self) -> bool:
@@ -420,6 +431,9 @@ class AirflowStack:
         return self._start(name, "triggerer", "--skip-serve-logs")
 
     def stop(self) -> None:
+        watch = getattr(self, "silent_runner_watch", None)
+        if watch is not None:
+            watch.stop()
         procs = list(self.procs.values()) + self.retired
         trees = {p.name: process_tree(p.pid) for p in procs}
         # Stop the roots first, then whatever of their trees is left (task supervisors, runners).

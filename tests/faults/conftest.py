@@ -28,7 +28,9 @@ from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 PATHS = ("sync", "deferrable")
 #: every service of the registry (tests/unit/test_faults_cover_the_registry checks it)
 VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake_sql_api", "bigquery",
-           "dataproc_jobs", "dataproc_batches")
+           "dataproc_jobs", "dataproc_batches", "cloud_batch")
+VENDORS = (*VENDORS, "stepfunctions")
+VENDORS = (*VENDORS, "ecs")
 CONCURRENCY = 16
 
 
@@ -65,6 +67,12 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             from targets_dataproc import DataprocBatchesTarget, DataprocJobsTarget
 
             made[cell] = (DataprocJobsTarget if vendor == "dataproc_jobs" else DataprocBatchesTarget)(cell)
+            stop.append(made[cell].stop)
+            continue
+        if vendor == "cloud_batch":
+            from targets_cloud_batch import CloudBatchTarget
+
+            made[cell] = CloudBatchTarget(cell)
             stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":

@@ -113,6 +113,11 @@ def _unknown_state(service: str) -> Any:
             body.get("jobRun", {})["state"] = "HIBERNATING"
         elif service == "athena":
             body.get("QueryExecution", {}).setdefault("Status", {})["State"] = "HIBERNATING"
+        elif service == "stepfunctions":
+            body["status"] = "HIBERNATING"
+        elif service == "ecs":
+            for task in body.get("tasks", []):
+                task["lastStatus"] = "HIBERNATING"
         return body
     return rewrite
 
@@ -135,13 +140,19 @@ class AwsTarget:
         "glue": ("glue:StartJobRun", "glue:GetJobRun"),
         "emr_serverless": ("emr-serverless:StartJobRun", "emr-serverless:GetJobRun"),
         "athena": ("athena:StartQueryExecution", "athena:GetQueryExecution"),
+        "stepfunctions": ("states:StartExecution", "states:DescribeExecution"),
+        "ecs": ("ecs:RunTask", "ecs:DescribeTasks"),
     }
     #: what each service answers for an id it does not know (its API reference)
     MISSING = {
         "glue": dict(status=400, code="EntityNotFoundException", message="Job run not found"),
         "emr_serverless": dict(status=404, code="ResourceNotFoundException", message="Job run not found"),
         "athena": dict(status=400, code="InvalidRequestException", message="QueryExecution was not found"),
+        "stepfunctions": dict(status=400, code="ExecutionDoesNotExist", message="Execution Does Not Exist"),
     }
+    #: ECS answers an unknown task in the reply, not with an error ("API failure reasons": MISSING)
+    MISSING_REWRITE = {"ecs": lambda body: {**body, "tasks": [], "failures": [
+        {"arn": "unknown", "reason": "MISSING"}]}}
 
     def __init__(self, env: Any, service: str, cell: str):
         from durable_jobs.emulators.aws_proxy import AwsFaultProxy
@@ -189,6 +200,18 @@ class AwsTarget:
                 application_id=self.env.application_id, execution_role_arn=ROLE_ARN, waiter_delay=1,
                 waiter_max_attempts=1000, name=self.name,
                 job_driver={"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}, **common)
+        if self.service == "stepfunctions":
+            from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
+
+            return aws.StepFunctionStartExecutionOperator(
+                state_machine_arn=STATE_MACHINE_ARN, state_machine_input={"cell": self.name}, waiter_delay=0.2,
+                waiter_max_attempts=1000, **common)
+        if self.service == "ecs":
+            from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
+            from durable_jobs.operators.aws import EcsRunTaskOperator
+
+            return EcsRunTaskOperator(cluster=ECS_CLUSTER, task_definition=ECS_TASK_DEFINITION, launch_type="FARGATE",
+                                      overrides={}, group=self.name, waiter_delay=0.2, **common)
         return aws.AthenaOperator(query=f"SELECT 1 -- {self.name}", workgroup=ATHENA_WORKGROUP, sleep_time=0.2,
                                   **common)
 
@@ -202,6 +225,15 @@ class AwsTarget:
         if self.service == "emr_serverless":
             return {"applicationId": self.env.application_id, "executionRoleArn": ROLE_ARN, "name": self.name,
                     "jobDriver": {"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}}
+        if self.service == "stepfunctions":
+            from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
+
+            return {"stateMachineArn": STATE_MACHINE_ARN, "input": json.dumps({"cell": self.name})}
+        if self.service == "ecs":
+            from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
+
+            return {"cluster": ECS_CLUSTER, "taskDefinition": ECS_TASK_DEFINITION, "launchType": "FARGATE",
+                    "group": self.name, "startedBy": "airflow", "overrides": {}}
         return {"QueryString": f"SELECT 1 -- {self.name}", "WorkGroup": ATHENA_WORKGROUP}
 
     def start(self, client: JobClient) -> Any:
@@ -252,6 +284,8 @@ class AwsTarget:
     def delete(self, job_id: Any) -> None:
         if self.service == "batch":
             self.proxy.fault(self.status_op, mode="rewrite", rewrite=_vanished, count=-1)
+        elif self.service in self.MISSING_REWRITE:
+            self.proxy.fault(self.status_op, mode="rewrite", rewrite=self.MISSING_REWRITE[self.service], count=-1)
         else:
             self.proxy.fault(self.status_op, count=-1, **self.MISSING[self.service])
 

@@ -67,13 +67,20 @@ def start_job(aws, service: str):
     return client, client.submit(request, "f" * 32)
 
 
-async def run_then_cancel(trigger: JobTrigger) -> None:
+async def run_then_cancel(trigger: JobTrigger, polled=None) -> None:
+    """Run the trigger as the triggerer does, then cancel it as a user's action does. ``polled()``, when
+    given, says the trigger has polled enough (waited for, up to 30 s, rather than a fixed 0.6 s that a
+    loaded machine may not fill)."""
     from airflow.jobs.triggerer_job_runner import TriggerRunner
 
     runner = TriggerRunner()
     task = asyncio.create_task(runner.run_trigger(1, trigger))
     runner.triggers[1] = {"task": task, "name": "JobTrigger", "events": 0}
     await asyncio.sleep(0.6)  # a few polls through aiobotocore
+    for _ in range(600):
+        if polled is None or polled():
+            break
+        await asyncio.sleep(0.05)
     assert not task.done(), "the trigger ended before the kill"
     runner.to_cancel.append(1)
     await runner.cancel_triggers()

@@ -30,6 +30,8 @@ PAIRS = [
     (durable_aws.AthenaOperator, official_athena.AthenaOperator),
     (durable_snowflake.SnowflakeSqlApiOperator, official_snowflake.SnowflakeSqlApiOperator),
     (durable_snowflake.SnowflakeNotebookOperator, official_snowflake.SnowflakeNotebookOperator),
+    (durable.DatabricksNotebookOperator, official.DatabricksNotebookOperator),
+    (durable.DatabricksTaskOperator, official.DatabricksTaskOperator),
 ]
 OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 

@@ -735,6 +735,134 @@ REASONS: tuple[Reason, ...] = (
            _ids(_BIGQUERY, "TestBigQueryInsertJobOperator::test_execute_fails_openlineage_events")),
 )
 
+_SFN = "unit/amazon/aws/operators/test_step_function.py"
+SFN_CLIENT = Entry(
+    INTERNAL,
+    "The test patches the operator's `StepFunctionHook.start_execution` (returning an ARN, None or ''). Ours "
+    "starts the execution with `StartExecution` on its own client, named by the epoch's key "
+    "(`<name>-<key>`, docs/aws.md), so the patched method is never called and the call goes to AWS itself, "
+    "which the official test run refuses (no network).",
+    match=r"AWS Step Functions submit under key \S+ failed \d+ times \(Could not connect to the endpoint URL",
+)
+REASONS = (
+    *REASONS,
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _SFN,
+        "TestStepFunctionStartExecutionOperator::test_execute",
+        "TestStepFunctionStartExecutionOperator::test_start_redrive_execution",
+    )),
+    Reason(SFN_CLIENT, _ids(
+        _SFN,
+        "TestStepFunctionStartExecutionOperator::test_step_function_no_execution_arn_returns[empty]",
+        "TestStepFunctionStartExecutionOperator::test_step_function_no_execution_arn_returns[none]",
+        "TestStepFunctionStartExecutionOperator::test_step_function_start_execution_deferrable",
+    )),
+)
+
+DATABRICKS_TASK_LAUNCH = Entry(
+    INTERNAL,
+    "The test replaces `_launch_job` and `monitor_databricks_job` with mocks and calls `execute({})` on an "
+    "operator with neither `existing_cluster_id` nor `new_cluster`. Ours does not call them standalone: it "
+    "builds the same run JSON (`_get_run_json`, which raises the official ValueError for that operator) and "
+    "submits it under the epoch's `idempotency_token` through `DatabricksJobClient`, then watches the run.",
+    match=r"ValueError: Must specify either existing_cluster_id or new_cluster\.",
+)
+REASONS = (
+    *REASONS,
+    Reason(DATABRICKS_TASK_LAUNCH, _ids(
+        _DBX,
+        "TestDatabricksNotebookOperator::test_execute_with_wait_for_termination",
+        "TestDatabricksNotebookOperator::test_execute_without_wait_for_termination",
+    )),
+    Reason(KILL_NOT_BY_USER, _ids(_DBX, "TestDatabricksTaskOperator::test_on_kill_cancels_run")),
+)
+
+
+# ---- Google Cloud Batch (provider 22.8.0): CloudBatchSubmitJobOperator
+_CLOUD_BATCH = "unit/google/cloud/operators/test_cloud_batch.py"
+REASONS = (
+    *REASONS,
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _CLOUD_BATCH,
+        "TestCloudBatchSubmitJobOperator::test_execute",
+        "TestCloudBatchSubmitJobOperator::test_execute_complete",
+        "TestCloudBatchSubmitJobOperator::test_execute_deferrable",
+    )),
+)
+
+
+# ---- Amazon ECS (amazon 9.39.0): EcsRunTaskOperator (issue 15; docs/emulators/aws-ecs.md)
+_ECS = "unit/amazon/aws/operators/test_ecs.py"
+_ECS_DIFFERENCES = "docs/emulators/aws-ecs.md#differences-from-the-official-operator"
+ECS_WAIT_MOCKED = Entry(
+    INTERNAL,
+    "The test patches `EcsRunTaskOperator._wait_for_task_ended` (botocore's `tasks_stopped` waiter) and "
+    "`_check_success_task`, and leaves the operator's `client` a bare MagicMock. Ours waits by reading the task "
+    "with `DescribeTasks` under the fault policy (`EcsJobClient.status`), which the test does not patch: the "
+    "MagicMock reply has no `tasks` member, which ours reads as an unreadable reply until the poll budget is "
+    "spent (2 s in this suite).",
+    match=r"PollBudgetExceededError: Amazon ECS ecs:DescribeTasks for task \S+ kept failing",
+)
+ECS_RUN_TASK_MOCK_REPLY = Entry(
+    INTERNAL,
+    "The test's `client.run_task` returns a bare MagicMock. Upstream indexes it (`response['failures']`, a "
+    "MagicMock of length 0); ours reads RunTask's documented `failures` member through `field()`, and a reply "
+    "without it is unreadable (botocore turns a body that is not JSON into `{'message': ...}`): the submit is "
+    "resent under the same `clientToken` until the budget is spent.",
+    match=r"Amazon ECS RunTask answered without 'failures'",
+)
+ECS_TOKEN = Entry(
+    DELIBERATE,
+    "The test asserts RunTask's exact arguments. Ours adds `clientToken` (the epoch's key: a resend returns the "
+    "task ECS already started) and the tag `durable-jobs:key` (how a retry finds the task), "
+    "docs/emulators/aws-ecs.md.",
+    match=r"clientToken='[0-9a-f]{32}'",
+    link=_ECS_DIFFERENCES,
+)
+ECS_TRIGGER = Entry(
+    DELIBERATE,
+    "The test asserts the official `TaskDoneTrigger` (and its fields). Ours defers to its own `JobTrigger` (the "
+    "fault policy, a cancel on a user's kill, the record's client) after the same checkpoint; an official "
+    "trigger's event (`task_arn`, `cluster`) is still taken when a task deferred by the official operator "
+    "resumes with ours.",
+    match=r"JobTrigger",
+    link=_ECS_DIFFERENCES,
+)
+REASONS = (
+    *REASONS,
+    Reason(ECS_WAIT_MOCKED, _ids(
+        _ECS,
+        "TestEcsRunTaskOperator::test_cleanup_failure_does_not_mask_original_exception",
+        "TestEcsRunTaskOperator::test_cleanup_on_post_start_failure",
+        *(f"TestEcsRunTaskOperator::test_execute_without_failures[{p}]" for p in (
+            "-None-None-tags4-None-expected_args4", "EC2-None-None-None-None-expected_args0",
+            "EC2-None-None-tags3-None-expected_args3",
+            "EC2-capacity_provider_strategy7-LATEST-None-None-expected_args7",
+            "EXTERNAL-None-None-None-None-expected_args1", "FARGATE-None-LATEST-None-None-expected_args2",
+            "FARGATE-None-None-None-volume_configurations8-expected_args8",
+            "FARGATE-capacity_provider_strategy6-LATEST-None-None-expected_args6",
+            "None-capacity_provider_strategy5-LATEST-None-None-expected_args5",
+            "None-capacity_provider_strategy9-None-None-volume_configurations9-expected_args9")),
+        *(f"TestEcsRunTaskOperator::test_reattach_successful[{p}]" for p in (
+            "multiple-arns--tags3", "multiple-arns-EC2-None", "multiple-arns-EC2-tags2",
+            "multiple-arns-FARGATE-None",
+            "simgle-arn--tags3", "simgle-arn-EC2-None", "simgle-arn-EC2-tags2", "simgle-arn-FARGATE-None")),
+    )),
+    Reason(ECS_RUN_TASK_MOCK_REPLY, _ids(
+        _ECS,
+        "TestEcsRunTaskOperator::test_execute_xcom_disabled",
+        "TestEcsRunTaskOperator::test_execute_xcom_with_log",
+        "TestEcsRunTaskOperator::test_execute_xcom_with_no_log",
+        "TestEcsRunTaskOperator::test_execute_xcom_with_no_log_fetcher",
+    )),
+    Reason(ECS_TOKEN, _ids(_ECS, "TestEcsRunTaskOperator::test_execute_with_failures")),
+    Reason(ECS_TRIGGER, _ids(
+        _ECS,
+        "TestEcsRunTaskOperator::test_with_defer",
+        "TestEcsRunTaskOperator::test_with_defer_passes_awslogs_region_to_trigger",
+    )),
+)
+
 
 def table() -> dict[str, Entry]:
     """Node id (relative to the provider's ``tests`` folder) -> its entry."""

@@ -222,3 +222,94 @@ def test_python_m_doctor_prints_clean_json():
     jsonschema.validate(report, REPORT_SCHEMA)
     assert setting(report, "default_retention_days")["value"] == "7"
     assert report["links"]["aip_103"] == AIP_103_URL
+
+
+# ----------------------------------------------------------------------------- deployment (issue 17)
+def _job_table(path, rows):
+    """A metadata database holding Airflow's own ``job`` table (its real schema) with these triggerer rows."""
+    import datetime as dt
+
+    from airflow.jobs.job import Job
+    from sqlalchemy import create_engine, insert
+
+    engine = create_engine(f"sqlite:///{path}")
+    Job.__table__.create(engine)
+    now = dt.datetime.now(dt.timezone.utc)
+    with engine.begin() as conn:
+        for job_type, state, age in rows:
+            conn.execute(insert(Job.__table__).values(job_type=job_type, state=state, hostname="h",
+                                                      latest_heartbeat=now - dt.timedelta(seconds=age)))
+    engine.dispose()
+    return f"sqlite:///{path}"
+
+
+@pytest.mark.parametrize(("rows", "live", "words"), [
+    ([], 0, "no live triggerer"),
+    ([("TriggererJob", "running", 2), ("TriggererJob", "running", 300), ("SchedulerJob", "running", 1)], 1,
+     "one triggerer"),
+    ([("TriggererJob", "running", 1), ("TriggererJob", "running", 5), ("TriggererJob", "failed", 1)], 2,
+     "2 triggerers"),
+])
+def test_live_triggerers_counted_from_the_job_table(capsys, monkeypatch, tmp_path, rows, live, words):
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", _job_table(tmp_path / "meta.db", rows))
+    _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
+    trig = report["deployment"]["triggerers"]
+    assert (trig["live"], trig["error"]) == (live, None)
+    assert words in trig["meaning"]
+    assert (trig["warning"] is not None) == (live == 1)
+    assert (trig["warning"] in report["warnings"]) if live == 1 else True
+
+
+def test_triggerer_count_error_is_reported_not_raised(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{tmp_path / 'empty.db'}")
+    _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
+    trig = report["deployment"]["triggerers"]
+    assert trig["live"] is None and "no such table: job" in trig["error"] and "\n" not in trig["error"]
+
+
+def test_celery_on_postgres_names_visibility_timeout_and_never_the_password(capsys, monkeypatch):
+    url = "postgresql+psycopg2://airflow:s3cret-pw@127.0.0.1:1/airflow"
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", url)
+    monkeypatch.setenv("AIRFLOW__CORE__EXECUTOR", "CeleryExecutor")
+    monkeypatch.setenv("AIRFLOW__CELERY__BROKER_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.delenv("AIRFLOW__CELERY_BROKER_TRANSPORT_OPTIONS__VISIBILITY_TIMEOUT", raising=False)
+    code = main(["--format", "json", "--api-url", closed_port_url(), "--timeout", "0.5"])
+    out = capsys.readouterr().out
+    assert code == 0 and "s3cret-pw" not in out
+    report = json.loads(out)
+    jsonschema.validate(report, REPORT_SCHEMA)
+    dep = report["deployment"]
+    assert dep["executor"]["executors"] == ["CeleryExecutor"]
+    assert dep["executor"]["visibility_timeout"] == 86400
+    assert "another worker" in " ".join(dep["executor"]["meaning"])
+    assert dep["executor"]["crash_tested"] == [
+        "CeleryExecutor: the scale crash suite (Postgres, Redis, CeleryExecutor)"]
+    assert dep["database"]["dialect"] == "postgresql" and "Postgres restart" in dep["database"]["meaning"]
+    assert dep["database"]["warning"] is None
+    assert dep["triggerers"]["live"] is None and dep["triggerers"]["error"]  # nothing listens on port 1
+
+    monkeypatch.setenv("AIRFLOW__CELERY_BROKER_TRANSPORT_OPTIONS__VISIBILITY_TIMEOUT", "600")
+    _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
+    assert report["deployment"]["executor"]["visibility_timeout"] == 600
+
+
+def test_sqlite_with_a_distributed_executor_warns(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{tmp_path / 'x.db'}")
+    monkeypatch.setenv("AIRFLOW__CORE__EXECUTOR", "KubernetesExecutor")
+    _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
+    dep = report["deployment"]
+    assert "SIGTERM" in dep["executor"]["meaning"][0] and dep["executor"]["crash_tested"] == []
+    assert "cannot reach its file" in dep["database"]["warning"]
+    assert dep["database"]["warning"] in report["warnings"]
+
+
+def test_text_report_has_the_deployment(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN",
+                       _job_table(tmp_path / "meta.db", [("TriggererJob", "running", 1)] * 2))
+    monkeypatch.setenv("AIRFLOW__CORE__EXECUTOR", "LocalExecutor")
+    assert main(["--api-url", closed_port_url(), "--timeout", "0.5"]) == 0
+    out = capsys.readouterr().out
+    for line in ("Deployment", "  executor    LocalExecutor", "  database    sqlite",
+                 "  triggerers  2 live (heartbeat within 30 s)",
+                 "crash-tested by: LocalExecutor: the crash suite (SQLite, LocalExecutor)"):
+        assert line in out, line

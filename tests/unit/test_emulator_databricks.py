@@ -438,6 +438,23 @@ def test_get_run_output_of_single_task_multi_task_and_task_runs(emu, hook):
     assert hook.get_run_output(task_run)["metadata"]["task_key"] == "b"
 
 
+def test_get_run_of_a_task_run_id_answers_that_task_as_a_run(emu, hook):
+    """What the official DatabricksNotebookOperator / DatabricksTaskOperator poll (issue 15)."""
+    run_id = hook.submit_run({"run_name": "nb", "notebook_task": {"notebook_path": "/etl"},
+                              "existing_cluster_id": "c"})
+    [task] = hook.get_run_tasks(run_id)
+    task_run = hook.get_run(task["run_id"])
+    assert (task_run["run_id"], task_run["task_key"], task_run["tasks"]) == (task["run_id"], "nb", [])
+    assert task_run["state"]["life_cycle_state"] == "PENDING" and task_run["job_id"] == hook.get_run(run_id)["job_id"]
+    assert task_run["run_page_url"].endswith(f"/run/{task['run_id']}")
+    finish(emu)
+    assert hook.get_run_state(task["run_id"]).result_state == "SUCCESS"
+    hook.delete_run(run_id)
+    with pytest.raises(Exception) as excinfo:
+        hook.get_run(task["run_id"])
+    assert api_error(excinfo)[0] in (400, 404)
+
+
 def test_repair_reruns_a_finished_run_and_tracks_repair_ids(emu, hook):
     emu.configure(outcomes=["FAILED"], repair_outcomes=["SUCCESS"])
     run_id = hook.submit_run(payload())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -10,6 +11,7 @@ from durable_jobs.cancel import decide_cancel, validate_policy
 from durable_jobs.exceptions import DurableJobConfigError
 from durable_jobs.hooks.databricks import DatabricksJobClient
 from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.triggers import job as job_trigger
 from durable_jobs.triggers.job import JobTrigger
 
 REQUEST = {"run_name": "unit", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
@@ -145,3 +147,56 @@ def test_bad_arguments_are_named(kwargs, argument):
 def test_policy_validation_lists_the_choices():
     with pytest.raises(DurableJobConfigError, match="'user', 'always', 'never'"):
         validate_policy("sometimes")
+
+
+class SlowSupervisor:
+    """The triggerer's supervisor as the Task SDK reaches it (``SUPERVISOR_COMMS``), answering late.
+
+    Seen in the crash suite: the supervisor stalled ~30 s on its database, Airflow's 30 s ``on_kill``
+    timeout cut the trigger's ``on_kill`` off inside the state lookup, and the user's cancel was lost.
+    """
+
+    def __init__(self, state: str, delay: float):
+        self.state, self.delay, self.asked = state, delay, 0
+
+    def send(self, msg):
+        from airflow.sdk.execution_time.comms import GetTaskStates, TaskStatesResult
+
+        if not isinstance(msg, GetTaskStates):  # the hook's connection comes from the environment instead
+            raise ConnectionError(f"this supervisor answers the task-state lookup only, not {type(msg).__name__}")
+        self.asked += 1
+        time.sleep(self.delay)
+        return TaskStatesResult(task_states={msg.run_ids[0]: {msg.task_ids[0]: self.state}})
+
+
+class DeferredTask:
+    dag_id, run_id, task_id, map_index = "d", "r", "submit", -1
+
+
+@pytest.mark.parametrize(("state", "cancels"), [("failed", 1), ("deferred", 0)])
+def test_a_kill_cut_short_by_airflow_still_ends_as_decided(databricks_conn_env, monkeypatch, state, cancels):
+    from airflow.sdk.execution_time import task_runner
+
+    supervisor = SlowSupervisor(state, delay=0.5)
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    trigger = make_trigger(run_id, cancel_on_kill="user")
+    trigger.task_instance = DeferredTask()
+
+    async def airflow_cuts_on_kill_short():
+        with pytest.raises(TimeoutError):  # as the triggerer's run_trigger does, with 30 s
+            await asyncio.wait_for(trigger.on_kill(), timeout=0.1)
+        # within on_kill's grace: the cancel has reached the vendor before the trigger ends
+        seen.append(len(databricks_conn_env.ledger()["cancels"]))
+        for _ in range(100):  # the triggerer's loop goes on running; so does the kill
+            if not job_trigger._KILLS_IN_FLIGHT:
+                break
+            await asyncio.sleep(0.05)
+
+    seen: list[int] = []
+    asyncio.run(airflow_cuts_on_kill_short())
+
+    assert supervisor.asked == 1
+    assert seen == [cancels]
+    assert len(databricks_conn_env.ledger()["cancels"]) == cancels

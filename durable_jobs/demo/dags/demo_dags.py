@@ -32,3 +32,15 @@ for scenario, extra in SCENARIOS.items():
             module.DatabricksSubmitRunOperator(task_id="nightly_etl", **ARGS, **extra)
         DAGS[dag_id] = dag
         globals()[dag_id] = dag
+
+# DatabricksNotebookOperator (issue 15): the lost reply again, with the notebook operator's own arguments.
+for flavour, module in (("official", official), ("durable", durable)):
+    dag_id = f"demo_notebook_{flavour}"
+    with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
+        module.DatabricksNotebookOperator(
+            task_id="nightly_etl", notebook_path="/Shared/nightly_etl", source="WORKSPACE",
+            existing_cluster_id="demo-cluster", polling_period_seconds=0.2, databricks_retry_limit=2,
+            databricks_retry_delay=0.01, retries=2, retry_delay=timedelta(0),
+        )
+    DAGS[dag_id] = dag
+    globals()[dag_id] = dag

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 #: Class name -> the service module that defines it.
 _MODULES = {
     "BigQueryInsertJobOperator": "bigquery",
+    "CloudBatchSubmitJobOperator": "cloud_batch",
     "DataprocCreateBatchOperator": "dataproc",
     "DataprocSubmitJobOperator": "dataproc",
 }
 
 if TYPE_CHECKING:
     from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
+    from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
     from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
 
 
@@ -29,4 +31,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
 
 
-__all__ = ["BigQueryInsertJobOperator", "DataprocCreateBatchOperator", "DataprocSubmitJobOperator"]
+__all__ = ["BigQueryInsertJobOperator", "CloudBatchSubmitJobOperator", "DataprocCreateBatchOperator",
+           "DataprocSubmitJobOperator"]

@@ -9,7 +9,12 @@ try:
 except ImportError:  # Airflow 2.x
     from airflow import DAG
 
-from durable_jobs.operators.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+from durable_jobs.operators.databricks import (
+    DatabricksNotebookOperator,
+    DatabricksRunNowOperator,
+    DatabricksSubmitRunOperator,
+    DatabricksTaskOperator,
+)
 
 JOB_ID = 42  # the run-now job; the tests seed it in the emulator
 TASKS = [{"task_key": "a", "notebook_task": {"notebook_path": "/compat"}}]
@@ -59,3 +64,31 @@ with _dag("compat_run_now_deferrable") as run_now_deferrable:
 
 with _dag("compat_submit_fire_and_forget") as submit_fire_and_forget:
     SubmitRun(task_id="run", tasks=TASKS, deferrable=True, wait_for_termination=False, **FAST)
+
+
+class Notebook(_RecordDeferrals, DatabricksNotebookOperator):
+    pass
+
+
+class Task(_RecordDeferrals, DatabricksTaskOperator):
+    pass
+
+
+NOTEBOOK = {"notebook_path": "/compat", "source": "WORKSPACE", "existing_cluster_id": "compat-cluster",
+            "polling_period_seconds": 0.2, "databricks_retry_limit": 1, "databricks_retry_delay": 0.1,
+            "retries": 1, "retry_delay": timedelta(0)}
+TASK_CONFIG = {"spark_python_task": {"python_file": "dbfs:/compat.py"}}
+
+with _dag("compat_notebook_sync") as notebook_sync:
+    Notebook(task_id="run", **NOTEBOOK)
+
+with _dag("compat_notebook_deferrable") as notebook_deferrable:
+    Notebook(task_id="run", deferrable=True, **NOTEBOOK)
+
+with _dag("compat_task_sync") as task_sync:
+    Task(task_id="run", task_config=TASK_CONFIG, existing_cluster_id="compat-cluster", polling_period_seconds=0.2,
+         databricks_retry_limit=1, databricks_retry_delay=0.1, retries=1, retry_delay=timedelta(0))
+
+with _dag("compat_task_deferrable") as task_deferrable:
+    Task(task_id="run", task_config=TASK_CONFIG, existing_cluster_id="compat-cluster", polling_period_seconds=0.2,
+         databricks_retry_limit=1, databricks_retry_delay=0.1, retries=1, retry_delay=timedelta(0), deferrable=True)

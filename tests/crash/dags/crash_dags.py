@@ -47,6 +47,24 @@ OPERATORS = {
 }
 
 
+class OursRunNowReadsOutput(ReadsOutputOnComplete, ours.DatabricksRunNowOperator):
+    pass
+
+
+class OfficialRunNowReadsOutput(ReadsOutputOnComplete, official.DatabricksRunNowOperator):
+    pass
+
+
+#: tests/crash/crash_runnow.py: the job every RunNow cell triggers (seeded on its emulator by the driver)
+RUN_NOW_JOB_ID = 4242
+RUN_NOW_OPERATORS = {
+    ("ours", False): ours.DatabricksRunNowOperator,
+    ("official", False): official.DatabricksRunNowOperator,
+    ("ours", True): OursRunNowReadsOutput,
+    ("official", True): OfficialRunNowReadsOutput,
+}
+
+
 def _cells() -> list[dict]:
     """The session's cells; only the one being run when a task runner parses this file for its DAG.
 
@@ -66,6 +84,25 @@ def _cells() -> list[dict]:
 #: Resource names of durable_jobs.emulators.aws_env (the shared moto's Batch queue, Athena workgroup, IAM role).
 ROLE_ARN = "arn:aws:iam::123456789012:role/durable-jobs-role"
 SCRIPT = "s3://durable-bucket/scripts/etl.py"
+
+
+class AwsReadsOnComplete:
+    """One read the worker makes inside ``execute_complete`` before the operator's own (W5, AWS, deferrable).
+
+    ``glue:GetJob`` / ``emr-serverless:GetApplication``: operations the trigger never calls, so the cell
+    can hold this read (tests/crash/crash_aws_rows.py) and SIGKILL the worker inside ``execute_complete``.
+    """
+
+    def execute_complete(self, context, event=None):
+        if hasattr(self, "application_id"):
+            self.hook.conn.get_application(applicationId=self.application_id)
+        else:
+            self.hook.conn.get_job(JobName=self.job_name)
+        return super().execute_complete(context, event)
+
+
+def _reads_on_complete(op: type) -> type:
+    return type(op.__name__, (AwsReadsOnComplete, op), {"__module__": __name__})
 
 
 def _aws_task(cell: dict) -> None:
@@ -93,6 +130,7 @@ def _aws_task(cell: dict) -> None:
         return
     if cell["vendor"] == "glue":  # one Glue job per cell, created by the operator on its first try
         op = ours_aws.GlueJobOperator if ours else official_glue.GlueJobOperator
+        op = _reads_on_complete(op) if cell.get("reads_output") else op  # tests/crash/crash_aws_rows.py W5
         op(job_name=cell["dag_id"], script_location=SCRIPT, iam_role_arn=ROLE_ARN, s3_bucket="durable-bucket",
            concurrent_run_limit=5, job_poll_interval=1, waiter_delay=1, waiter_max_attempts=600, **common)
         return
@@ -100,13 +138,77 @@ def _aws_task(cell: dict) -> None:
         op = ours_aws.EmrServerlessStartJobOperator if ours else official_emr.EmrServerlessStartJobOperator
         if ours:
             common["cancel_on_kill"] = True  # its official boolean (True: a user's kill cancels)
+        op = _reads_on_complete(op) if cell.get("reads_output") else op  # tests/crash/crash_aws_rows.py W5
         op(application_id=os.environ.get("DJ_CRASH_EMR_APPLICATION", ""), execution_role_arn=ROLE_ARN,
            name=cell["dag_id"], job_driver={"sparkSubmit": {"entryPoint": SCRIPT}}, waiter_delay=1,
            waiter_max_attempts=600, **common)
         return
+    if cell["vendor"] == "stepfunctions":  # tests/crash/crash_sfn_rows.py; the input names the cell
+        _sfn_task(cell, common)
+        return
+    if cell["vendor"] == "ecs":  # tests/crash/crash_ecs_rows.py; the task group names the cell
+        _ecs_task(cell, common)
+        return
     op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
     op(job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def", poll_interval=1,
        max_retries=600, **common)
+
+
+#: durable_jobs.emulators.aws_env.STATE_MACHINE_ARN: the shared moto's one state machine
+STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:durable-state-machine"
+
+
+class SfnReadsAfterStart:
+    """One ``DescribeStateMachine`` the worker makes once the execution has started (W5, Step Functions):
+    after ``execute`` returns on the synchronous path (which does not wait, as upstream), inside
+    ``execute_complete`` on the deferrable one. The trigger never calls it, so the cell can hold it."""
+
+    def _crash_cell_read(self) -> None:  # not `_read`: DurableJobMixin has one
+        self.hook.conn.describe_state_machine(stateMachineArn=self.state_machine_arn)
+
+    def execute(self, context):
+        result = super().execute(context)
+        self._crash_cell_read()
+        return result
+
+    def execute_complete(self, context, event=None):
+        self._crash_cell_read()
+        return super().execute_complete(context, event)
+
+
+def _sfn_task(cell: dict, common: dict) -> None:
+    from airflow.providers.amazon.aws.operators import step_function as official_sfn
+
+    from durable_jobs.operators import aws as ours_aws
+
+    op = ours_aws.StepFunctionStartExecutionOperator if cell["operator"] == "ours" else (
+        official_sfn.StepFunctionStartExecutionOperator)
+    if cell.get("reads_output"):
+        op = type(op.__name__, (SfnReadsAfterStart, op), {"__module__": __name__})
+    op(state_machine_arn=STATE_MACHINE_ARN, state_machine_input={"cell": cell["dag_id"]}, waiter_delay=1,
+       waiter_max_attempts=600, **common)
+
+
+class EcsReadsOnComplete:
+    """One ``DescribeClusters`` the worker makes inside ``execute_complete`` (W5, ECS, deferrable): the trigger
+    never calls it, so the cell can hold it (tests/crash/crash_ecs_rows.py)."""
+
+    def execute_complete(self, context, event=None):
+        self.client.describe_clusters(clusters=[self.cluster])
+        return super().execute_complete(context, event)
+
+
+def _ecs_task(cell: dict, common: dict) -> None:
+    """Amazon ECS: ours or the official ``EcsRunTaskOperator``; the task ``group`` names the cell."""
+    from airflow.providers.amazon.aws.operators import ecs as official_ecs
+
+    from durable_jobs.operators.aws import EcsRunTaskOperator
+
+    op = EcsRunTaskOperator if cell["operator"] == "ours" else official_ecs.EcsRunTaskOperator
+    if cell.get("reads_output"):
+        op = type(op.__name__, (EcsReadsOnComplete, op), {"__module__": __name__})
+    op(cluster="durable-cluster", task_definition="durable-task", launch_type="FARGATE", overrides={},
+       group=cell["dag_id"], waiter_delay=1, waiter_max_attempts=600, **common)
 
 
 def _snowflake_task(cell: dict) -> None:
@@ -180,6 +282,38 @@ def _dataproc_batch_task(cell: dict) -> None:
     op(**kwargs)
 
 
+def _cloud_batch_task(cell: dict) -> None:
+    """The cell's Cloud Batch job, ours or the official one, on its own connection (its own project), under a
+    fixed ``job_name`` as a user's would be (tests/crash/crash_cloud_batch.py)."""
+    from airflow.providers.google.cloud.operators import cloud_batch as official_cloud_batch
+
+    from durable_jobs.operators.google import cloud_batch as ours_cloud_batch
+
+    ours = cell["operator"] == "ours"
+    op = ours_cloud_batch.CloudBatchSubmitJobOperator if ours else official_cloud_batch.CloudBatchSubmitJobOperator
+    project = "crash-" + cell["dag_id"].removeprefix("crash__").lower().replace("_", "-")
+    kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], region="europe-west1", project_id=project,
+                  job_name="crash-cell", polling_period_seconds=1,
+                  job={"task_groups": [{"task_spec": {"runnables": [{"script": {"text": f"echo {cell['dag_id']}"}}]}}]},
+                  deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
+def _fan_out_tasks(cell: dict, dag) -> None:  # noqa: ANN001
+    """tests/crash_scale: ``fan_out`` Databricks tasks in one DAG, each its own run (a triggerer killed under load)."""
+    dag.max_active_tasks = cell["fan_out"]
+    op = OPERATORS[(cell["operator"], False)]
+    for i in range(cell["fan_out"]):
+        kwargs = dict(task_id=f"submit_{i:03d}", run_name=f"{cell['dag_id']}.{i:03d}", tasks=TASKS,
+                      databricks_conn_id=cell["conn_id"], polling_period_seconds=cell.get("poll_seconds", 5),
+                      databricks_retry_limit=3, databricks_retry_delay=0.5, deferrable=True, **_task_args(cell))
+        if cell["operator"] == "ours":
+            kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+        op(**kwargs)
+
+
 def _task_args(cell: dict) -> dict:
     """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
     args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
@@ -193,7 +327,8 @@ for cell in _cells():
         cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
         max_active_runs=1, tags=["durable-jobs-crash"],
     ) as dag:
-        if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena"):  # tests/crash/crash_aws.py SERVICES
+        if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena",
+                                  "stepfunctions", "ecs"):  # tests/crash/crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
@@ -205,8 +340,40 @@ for cell in _cells():
             (_dataproc_task if cell["vendor"] == "dataproc_jobs" else _dataproc_batch_task)(cell)
             globals()[cell["dag_id"]] = dag
             continue
+        if cell.get("vendor") == "cloud_batch":  # tests/crash/crash_cloud_batch.py
+            _cloud_batch_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
         if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py
             _snowflake_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "databricks_notebook":  # tests/crash/crash_notebook.py
+            ours_nb = cell["operator"] == "ours"
+            op = ours.DatabricksNotebookOperator if ours_nb else official.DatabricksNotebookOperator
+            if cell.get("reads_output"):
+                op = type(op.__name__, (ReadsOutputOnComplete, op), {"__module__": __name__})
+            kwargs = dict(task_id="submit", notebook_path="/Shared/etl", source="WORKSPACE",
+                          existing_cluster_id="crash-cluster", databricks_conn_id=cell["conn_id"],
+                          polling_period_seconds=0.5, databricks_retry_limit=3, databricks_retry_delay=0.5,
+                          deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+            if ours_nb:
+                kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+            op(**kwargs)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "databricks_run_now":  # tests/crash/crash_runnow.py
+            op = RUN_NOW_OPERATORS[(cell["operator"], bool(cell.get("reads_output")))]
+            kwargs = dict(task_id="submit", job_id=RUN_NOW_JOB_ID, databricks_conn_id=cell["conn_id"],
+                          polling_period_seconds=0.5, databricks_retry_limit=3, databricks_retry_delay=0.5,
+                          deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+            if cell["operator"] == "ours":
+                kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+            op(**kwargs)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("fan_out"):  # tests/crash_scale/scale_scenarios.py: many deferred tasks in one DAG
+            _fan_out_tasks(cell, dag)
             globals()[cell["dag_id"]] = dag
             continue
         op = OPERATORS[(cell["operator"], bool(cell.get("reads_output")))]

@@ -75,3 +75,38 @@ def _route_dataproc() -> None:
 
 if os.environ.get("DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS"):
     sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.dataproc", _route_dataproc))
+
+# ------------------------------------------------------------------------------------------- Cloud Batch
+# CloudBatchHook / CloudBatchAsyncHook build their clients over TLS to batch.googleapis.com in get_conn: both
+# get_conn methods are replaced by the same clients over an insecure channel to the emulator, once the hook module
+# is imported (durable_jobs.emulators.cloud_batch.route_from_env).
+def _route_cloud_batch() -> None:
+    from durable_jobs.emulators.cloud_batch import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS"):
+    sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.cloud_batch", _route_cloud_batch))
+
+# ------------------------------------------------------------------------------------- warm forked children
+# LocalExecutor forks every task from the scheduler's worker processes, and the triggerer forks its trigger
+# runner: what the parent has imported, the child has for free. Without this each task re-imports its vendor's
+# SDK while parsing the DAG file (measured: 12-19 s of CPU per Google task, 4-10 s per AWS one, on 2 shared
+# cores), and the trigger runner imports it on its event loop, stalling every other trigger meanwhile.
+# DJ_CRASH_PREIMPORT (set by crash_lab.py from the registry) names the modules the session's cells use; they
+# are imported right after Airflow's own executor / triggerer module, so Airflow is configured by then and
+# the routing sections above apply to them. Only module imports happen here: no client, channel or thread.
+def _preimport() -> None:
+    import importlib
+
+    for name in filter(None, os.environ.get("DJ_CRASH_PREIMPORT", "").split(",")):
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # a cell whose module fails will say so itself; the stack still starts
+            print(f"crash pre-import of {name} failed: {err!r}", file=sys.stderr)
+
+
+_PREIMPORT_AFTER = {"scheduler": "airflow.executors.local_executor", "triggerer": "airflow.jobs.triggerer_job_runner"}
+if os.environ.get("DJ_CRASH_PREIMPORT") and len(sys.argv) > 1 and sys.argv[1] in _PREIMPORT_AFTER:
+    sys.meta_path.insert(0, _AfterImport(_PREIMPORT_AFTER[sys.argv[1]], _preimport))

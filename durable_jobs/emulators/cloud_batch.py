@@ -1,0 +1,201 @@
+"""A loopback emulator of Cloud Batch's ``BatchService`` (v1) over gRPC, for the real ``google-cloud-batch``
+clients that the official ``CloudBatchHook`` / ``CloudBatchAsyncHook`` build::
+
+    with CloudBatchEmulator() as emu, emu.routed():       # CloudBatchHook's clients now reach 127.0.0.1
+        os.environ.update(emu.airflow_conn_env())         # AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT: is_anonymous
+        CloudBatchHook().submit_batch_job(job_name="j1", job={...}, region="europe-west1",
+                                          project_id="emulator-project")
+        assert emu.created() == 1
+
+Where the hooks send their calls: ``CloudBatchHook.get_conn`` / ``CloudBatchAsyncHook.get_conn`` (google 22.8)
+build ``BatchServiceClient(credentials=..., client_info=..., client_options=self.get_client_options())`` over
+TLS to ``batch.googleapis.com``; no connection extra names another host. :meth:`routed` (and
+:func:`route_hooks`) replace those two ``get_conn`` methods by the same clients over an insecure channel to
+``127.0.0.1:<port>``, after resolving the connection's credentials as the hook does. Request building, the
+clients' retries and error mapping stay the official code. The crash stack's Airflow processes get the same from
+``tests/crash/vendor_route/sitecustomize.py`` (:func:`route_from_env`).
+
+The fault and hold machinery (``inject``, ``add_hold``, ``holds``, ``release``, per-project counters) is the
+Dataproc emulator's, reused by subclassing: only the model (``durable_jobs.emulators._cloud_batch_model``) and
+the RPCs differ. The rules the model follows, each quoted from Google's documentation, are in
+``docs/emulators/cloud_batch.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+from google.cloud.batch_v1 import types as t
+from google.longrunning import operations_pb2
+
+from durable_jobs.emulators._cloud_batch_model import CloudBatchModel
+from durable_jobs.emulators._dataproc_model import RpcError
+from durable_jobs.emulators.dataproc import GARBAGE, DataprocEmulator
+
+PROJECT = "emulator-project"
+REGION = "europe-west1"
+#: The environment variable :func:`route_from_env` reads (``127.0.0.1:<port>``).
+ROUTE_ENV = "DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS"
+_SERVICE = "google.cloud.batch.v1.BatchService"
+_OPERATIONS = "google.longrunning.Operations"
+
+
+class CloudBatchEmulator(DataprocEmulator):
+    """The server: start/stop (or a ``with`` block), its address, faults, holds and the ledger."""
+
+    model: Any  # a CloudBatchModel (the base class's attribute, holding Batch's model here)
+
+    def __init__(self, *, run_seconds: float = 1.0) -> None:
+        super().__init__(run_seconds=run_seconds)
+        self.model = CloudBatchModel(run_seconds=run_seconds)
+
+    @contextlib.contextmanager
+    def routed(self) -> Iterator[CloudBatchEmulator]:
+        """Send every ``CloudBatchHook``'s and ``CloudBatchAsyncHook``'s calls here while the block runs."""
+        with route_hooks(self.address):
+            yield self
+
+    # ---------------------------------------------------------------- test controls (Batch's model)
+    def forget(self, kind: str, ident: str) -> None:
+        """The job vanishes (deleted): later reads answer NOT_FOUND."""
+        self.model.forget(ident)
+
+    def finish_project(self, project: str, state: str = "SUCCEEDED", kind: str = "job") -> None:
+        with self.model.lock:
+            for item in self.model.jobs.values():
+                if item.project == project:
+                    item.forced = state
+
+    def created(self, kind: str = "job") -> int:
+        return sum(1 for e in self.ledger() if e["op"] == "CreateJob" and e.get("created"))
+
+    def job_states(self) -> dict[str, str]:
+        with self.model.lock:
+            return {v.id: self.model.state_of(v) for v in self.model.jobs.values()}
+
+    # ---------------------------------------------------------------- the RPCs
+    def _handlers(self) -> list[grpc.GenericRpcHandler]:
+        def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(method, fn), request_deserializer=req,
+                response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
+
+        pb = operations_pb2
+        return [
+            grpc.method_handlers_generic_handler(_SERVICE, {
+                "CreateJob": unary("CreateJob", self._create_job, t.CreateJobRequest.deserialize, t.Job.serialize),
+                "GetJob": unary("GetJob", self._get_job, t.GetJobRequest.deserialize, t.Job.serialize),
+                "CancelJob": unary("CancelJob", self._cancel_job, t.CancelJobRequest.deserialize,
+                                   pb.Operation.SerializeToString),
+                "DeleteJob": unary("DeleteJob", self._delete_job, t.DeleteJobRequest.deserialize,
+                                   pb.Operation.SerializeToString),
+            }),
+            grpc.method_handlers_generic_handler(_OPERATIONS, {
+                "GetOperation": unary("GetOperation", self._get_operation, pb.GetOperationRequest.FromString,
+                                      pb.Operation.SerializeToString),
+            }),
+        ]
+
+    def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+        def handler(request: Any, context: grpc.ServicerContext) -> Any:
+            fault = self._take_fault(method, request)
+            if fault and fault.delay:
+                time.sleep(fault.delay)
+            if fault and fault.mode == "before":
+                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (before the work)")
+            self._park(method, "before", request, context)
+            try:
+                reply = fn(request)
+            except RpcError as err:
+                context.abort(getattr(grpc.StatusCode, err.code), err.message)
+            self._park(method, "after", request, context)
+            if fault and fault.mode == "after":  # the work is done, the reply is lost
+                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (the reply was lost)")
+            if fault and fault.mode == "garbage":
+                return GARBAGE
+            if fault and fault.mode == "unknown" and isinstance(reply, t.Job):
+                reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
+            return reply
+
+        return handler
+
+    def _create_job(self, req: t.CreateJobRequest) -> t.Job:
+        return self.model.create_job(req.parent, req.job, req.job_id, req.request_id)
+
+    def _get_job(self, req: t.GetJobRequest) -> t.Job:
+        return self.model.get_job(req.name)
+
+    def _cancel_job(self, req: t.CancelJobRequest) -> operations_pb2.Operation:
+        return self._done_operation(self.model.cancel_job(req.name), "cancel")
+
+    def _delete_job(self, req: t.DeleteJobRequest) -> operations_pb2.Operation:
+        return self._done_operation(self.model.delete_job(req.name), "delete")
+
+    def _done_operation(self, name: str, verb: str) -> operations_pb2.Operation:
+        """The operation a cancel or delete starts; the emulator reports it done at once (its effect, the job's
+        state, still takes its time)."""
+        op = operations_pb2.Operation(name=f"{name.rsplit('/jobs/', 1)[0]}/operations/{verb}-{time.monotonic_ns()}",
+                                      done=True)
+        return op
+
+    def _get_operation(self, req: operations_pb2.GetOperationRequest) -> operations_pb2.Operation:
+        return operations_pb2.Operation(name=req.name, done=True)
+
+
+# -------------------------------------------------------------------- routing the official hooks
+@contextlib.contextmanager
+def route_hooks(address: str) -> Iterator[None]:
+    """``CloudBatchHook`` / ``CloudBatchAsyncHook`` build their clients over an insecure channel to ``address``."""
+    saved = _install(address)
+    try:
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
+def route_from_env() -> None:
+    """Route for the whole process when ``DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS`` is set (crash stack)."""
+    address = os.environ.get(ROUTE_ENV)
+    if address:
+        _install(address)
+
+
+def _install(address: str) -> list[tuple[Any, str, Any]]:
+    from airflow.providers.google.cloud.hooks import cloud_batch as hooks
+    from google.cloud.batch_v1 import BatchServiceAsyncClient, BatchServiceClient
+    from google.cloud.batch_v1.services.batch_service.transports import (
+        BatchServiceGrpcAsyncIOTransport,
+        BatchServiceGrpcTransport,
+    )
+
+    def sync_get_conn(self: Any) -> Any:
+        if self._client is None:
+            self.get_credentials()  # the connection's credentials are resolved as the official hook does
+            self._client = BatchServiceClient(
+                transport=BatchServiceGrpcTransport(channel=grpc.insecure_channel(address)),
+                client_info=hooks.CLIENT_INFO)
+        return self._client
+
+    def async_get_conn(self: Any) -> Any:
+        if self._client is None:
+            self.get_credentials()
+            self._client = BatchServiceAsyncClient(
+                transport=BatchServiceGrpcAsyncIOTransport(channel=grpc.aio.insecure_channel(address)),
+                client_info=hooks.CLIENT_INFO)
+        return self._client
+
+    replacements = [(hooks.CloudBatchHook, "get_conn", sync_get_conn),
+                    (hooks.CloudBatchAsyncHook, "get_conn", async_get_conn)]
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in replacements]
+    for owner, name, fn in replacements:
+        setattr(owner, name, fn)
+    return saved
+
+
+__all__ = ["PROJECT", "REGION", "ROUTE_ENV", "CloudBatchEmulator", "route_from_env", "route_hooks"]

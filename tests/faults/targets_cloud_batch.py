@@ -1,0 +1,92 @@
+"""The fault suite's Cloud Batch target: one shared gRPC emulator, one project per cell.
+
+The hooks reach the emulator through ``get_conn``, which ``route_hooks`` replaces for the whole process; the
+cells run concurrently here, so they share one emulator, each with its own project, and arm their faults for that
+project only. The gRPC translations of the HTTP cases are the Dataproc target's (``targets_dataproc``). The
+operator has no per-call timeout argument (``timeout_seconds`` bounds the whole wait): the client's call deadline
+is set to the suite's ``TIMEOUT`` on the client the operator built. ``CreateJob`` goes through the official
+hook's ``submit_batch_job``, which takes no deadline: a slow create is waited for (the library's 60 s default).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+from targets import TIMEOUT
+from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
+
+from durable_jobs.emulators.cloud_batch import REGION, CloudBatchEmulator, route_hooks
+from durable_jobs.hooks.base import JobClient
+from durable_jobs.operators.checkpoint import new_nonce
+
+_LOCK = threading.Lock()
+_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
+JOB = {"task_groups": [{"task_spec": {"runnables": [{"script": {"text": "echo faults"}}]}}],
+       "labels": {"emulator-seconds": "2"}}
+
+
+def _acquire() -> CloudBatchEmulator:
+    with _LOCK:
+        if _SHARED["emulator"] is None:
+            emulator = CloudBatchEmulator(run_seconds=2.0).start()
+            stack = contextlib.ExitStack()
+            stack.enter_context(route_hooks(emulator.address))
+            _SHARED.update(emulator=emulator, stack=stack)
+        _SHARED["users"] += 1
+        return _SHARED["emulator"]
+
+
+def _release() -> None:
+    with _LOCK:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
+            _SHARED["stack"].close()
+            _SHARED["emulator"].stop()
+            _SHARED.update(emulator=None, stack=None)
+
+
+class CloudBatchTarget(DataprocJobsTarget):
+    service = "cloud_batch"
+
+    def __init__(self, cell: str):
+        self.cell = cell
+        self.conn_id = f"cb_{cell.replace('-', '_')}"
+        self.project = f"faults-{cell}"
+        self.emu = _acquire()  # type: ignore[assignment]
+        self._methods = ("GetJob", "CreateJob")
+
+    def stop(self) -> None:
+        _release()
+
+    def operator(self, **kwargs: Any):
+        from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+
+        op = CloudBatchSubmitJobOperator(task_id="faults", job=JOB, job_name="faults", region=REGION,
+                                         project_id=self.project, gcp_conn_id=self.conn_id,
+                                         polling_period_seconds=0.2, **kwargs)
+        op.job_client.timeout = TIMEOUT  # type: ignore[attr-defined]  # the per-call deadline (serialised too)
+        return op
+
+    def request(self, op) -> dict[str, Any]:
+        return {"job": JOB}
+
+    def start(self, client: JobClient) -> Any:
+        timeout = client.timeout  # type: ignore[attr-defined]
+        client.timeout = SETUP_TIMEOUT  # type: ignore[attr-defined]
+        try:
+            return client.submit(self.request(None), client.format_key(new_nonce()))
+        finally:
+            client.timeout = timeout  # type: ignore[attr-defined]
+
+    def jobs_created(self) -> int:
+        return sum(1 for e in self.emu.ledger()
+                   if e["op"] == "CreateJob" and e["created"] and e["project"] == self.project)
+
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        self._methods = ("GetJob", "CreateJob")
+        super().arm(case, seconds=seconds)
+
+    def delete(self, job_id: Any) -> None:
+        self.emu.forget("job", str(job_id))

@@ -1,0 +1,362 @@
+"""The shared poller (``durable_jobs.triggers.hub``) through the Databricks emulator and moto behind the fault
+proxy: the real hooks (aiohttp / aiobotocore) over loopback HTTP, the network boundary untouched.
+
+The triggers run as Airflow's triggerer runs them: one event loop, each ``run()`` in its own task to the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from durable_jobs.hooks.base import JobPhase, JobStatus
+from durable_jobs.hooks.databricks import DatabricksJobClient
+from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.triggers import hub as hub_module
+from durable_jobs.triggers.hub import Hub, hub_key, hubs, subscribe
+from durable_jobs.triggers.job import JobTrigger
+
+
+@pytest.fixture(autouse=True)
+def shared_poller_on(monkeypatch):
+    """The hub is opt-in (``[durable_jobs] shared_poller``, off by default): these tests turn it on."""
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__SHARED_POLLER", "True")
+
+REQUEST = {"run_name": "hub", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
+CLIENT = DatabricksJobClient(retry_limit=1, retry_delay=0.01)
+
+
+def submit(n: int) -> list[int]:
+    client = DatabricksJobClient(retry_limit=1, retry_delay=0.01)  # this test's emulator (its hook is cached)
+    return [client.submit(REQUEST, client.format_key(new_nonce())) for _ in range(n)]
+
+
+def trigger(job_id, interval: float = 0.3, **kw) -> JobTrigger:
+    return JobTrigger(client_classpath=CLIENT.classpath(), client_kwargs=CLIENT.serialize(), job_id=job_id,
+                      poll_interval=interval, jitter=0.0, **kw)
+
+
+async def run_to_end(t: JobTrigger) -> dict:
+    events = [e.payload async for e in t.run()]
+    await t.cleanup()
+    assert len(events) == 1, events
+    return events[0]
+
+
+def calls(emulator) -> dict[str, int]:
+    return emulator.ledger()["calls"]
+
+
+@pytest.fixture(autouse=True)
+def budget(monkeypatch):
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_REQUESTS_PER_SECOND", "200")
+
+
+def test_many_triggers_share_one_client_and_few_calls(databricks_conn_env):
+    """30 runs ending at different times: every trigger gets its own right event; the rounds list the
+    active runs (2 pages of 25) instead of 30 gets, and each ended run is read once."""
+    outcomes = [{"outcome": "FAILED" if i % 3 == 0 else "SUCCESS", "running_seconds": 0.5 + 0.05 * i}
+                for i in range(30)]
+    databricks_conn_env.configure(outcomes=outcomes)
+    ids = submit(30)
+    seen_hubs: list[Hub] = []
+
+    async def main():
+        tasks = [asyncio.create_task(run_to_end(trigger(i))) for i in ids]
+        await asyncio.sleep(0.05)
+        seen_hubs.extend(hubs().values())
+        out = await asyncio.gather(*tasks)
+        return out, dict(hubs())
+
+    events, left = asyncio.run(main())
+
+    assert [e["job_id"] for e in events] == ids
+    for i, event in enumerate(events):
+        assert event["status"] == ("failed" if i % 3 == 0 else "success"), event
+    assert len(seen_hubs) == 1 and left == {}, "one hub for the connection, gone once no trigger is left"
+    assert seen_hubs[0].closed and seen_hubs[0].client._ahook is None, "the shared session was closed"
+    c = calls(databricks_conn_env)
+    rounds = seen_hubs[0].rounds
+    per_job_would = sum(1 for _ in range(rounds)) * 30  # an upper bound of what 30 triggers would ask
+    assert c["jobs/runs/get"] <= 30 + rounds, c  # each ended run once (plus a round's 1-run tail at most)
+    assert c["jobs/runs/list"] <= 2 * rounds, c
+    assert c["jobs/runs/get"] + c["jobs/runs/list"] < per_job_would / 3, (c, rounds)
+
+
+def test_foreign_active_runs_make_the_hub_poll_per_job(databricks_conn_env):
+    """Ours first, then 10x as many newer foreign runs: the listing's first page shows none of ours, so the
+    round costs one page + one get each, and the next rounds read run by run."""
+    databricks_conn_env.configure(running_seconds=60)
+    ours = submit(4)
+    submit(40)  # someone else's, newer: listed first
+
+    async def main():
+        table = hubs()
+        sub = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 10.0) for i in ours]
+        the_hub = table[hub_key(CLIENT.classpath(), CLIENT.serialize())]
+        the_hub._task.cancel()  # drive the rounds by hand
+        before = dict(calls(databricks_conn_env))
+        await the_hub.poll_once()
+        first = {k: v - before.get(k, 0) for k, v in calls(databricks_conn_env).items()}
+        statuses = [await s.next() for s in sub]
+        before = dict(calls(databricks_conn_env))
+        await the_hub.poll_once()
+        second = {k: v - before.get(k, 0) for k, v in calls(databricks_conn_env).items()}
+        for s in sub:
+            await s.close()
+        return first, second, statuses, the_hub
+
+    first, second, statuses, the_hub = asyncio.run(main())
+
+    assert first.get("jobs/runs/list") == 1 and first.get("jobs/runs/get") == 4, first
+    assert second.get("jobs/runs/list", 0) == 0 and second.get("jobs/runs/get") == 4, second
+    assert all(isinstance(s, JobStatus) and s.phase is JobPhase.ACTIVE for s in statuses)
+    assert the_hub.closed
+
+
+def test_a_trigger_cancelled_mid_batch_leaves_and_the_others_get_their_events(databricks_conn_env):
+    databricks_conn_env.configure(running_seconds=0.6)
+    ids = submit(3)
+    databricks_conn_env.add_hold("jobs/runs/list", count=1)
+
+    async def main():
+        tasks = [asyncio.create_task(run_to_end(trigger(i))) for i in ids]
+        deadline = time.monotonic() + 5
+        while not databricks_conn_env.holds()["held"] and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert databricks_conn_env.holds()["held"], "the first round's listing is in flight"
+        the_hub = next(iter(hubs().values()))
+        tasks[0].cancel()  # the task is moved away while its batch is in flight
+        await asyncio.sleep(0.05)
+        watched_after_cancel = the_hub.watched
+        databricks_conn_env.release()
+        rest = await asyncio.gather(*tasks[1:])
+        with pytest.raises(asyncio.CancelledError):
+            await tasks[0]
+        return watched_after_cancel, rest, dict(hubs())
+
+    watched, rest, left = asyncio.run(main())
+
+    assert watched == 2
+    assert [e["status"] for e in rest] == ["success", "success"]
+    assert left == {}
+
+
+def test_subscribing_while_the_last_one_leaves_gets_a_fresh_hub(databricks_conn_env):
+    databricks_conn_env.configure(running_seconds=60)
+    first, second = submit(2)
+
+    async def main():
+        a = subscribe(CLIENT.classpath(), CLIENT.serialize(), first, 5.0)
+        leaving = asyncio.create_task(a.close())
+        await asyncio.sleep(0)  # the leave has started: the hub left the registry already
+        b = subscribe(CLIENT.classpath(), CLIENT.serialize(), second, 5.0)
+        await leaving
+        status = await asyncio.wait_for(b.next(), 5)
+        await b.close()
+        return a.hub, b.hub, status, dict(hubs())
+
+    old, new, status, left = asyncio.run(main())
+
+    assert old is not new and old.closed and new.closed
+    assert isinstance(status, JobStatus) and status.phase is JobPhase.ACTIVE
+    assert left == {}
+
+
+def test_per_job_errors_reach_one_job_and_batch_errors_reach_all(databricks_conn_env):
+    databricks_conn_env.configure(running_seconds=0.05, pending_seconds=0.0)
+    ids = submit(2)
+    time.sleep(0.3)  # both ended: the listing shows neither, each is read with runs/get
+
+    async def round_with(fault_path: str):
+        databricks_conn_env.add_fault(fault_path, status=500, count=1)
+        subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 10.0) for i in ids]
+        the_hub = subs[0].hub
+        the_hub._task.cancel()
+        await the_hub.poll_once()
+        got = [await s.next() for s in subs]
+        for s in subs:
+            await s.close()
+        databricks_conn_env.clear_faults()
+        return got
+
+    per_job = asyncio.run(round_with("jobs/runs/get"))
+    per_batch = asyncio.run(round_with("jobs/runs/list"))
+
+    errors = [o for o in per_job if isinstance(o, BaseException)]
+    assert len(errors) == 1, per_job
+    assert [o.state for o in per_job if isinstance(o, JobStatus)] == ["TERMINATED:SUCCESS"]
+    assert all(isinstance(o, BaseException) for o in per_batch) and per_batch[0] is per_batch[1]
+
+
+def test_an_auth_error_reaches_every_trigger_at_once_naming_the_connection(databricks_conn_env):
+    databricks_conn_env.configure(running_seconds=60)
+    ids = submit(5)
+    databricks_conn_env.add_fault("jobs/runs/list", status=403, count=-1)
+
+    async def main():
+        started = time.monotonic()
+        events = await asyncio.gather(*(run_to_end(trigger(i, interval=0.2)) for i in ids))
+        return events, time.monotonic() - started
+
+    events, took = asyncio.run(main())
+
+    assert {e["error"] for e in events} == {"VendorAuthError"}
+    assert all("databricks_default" in e["message"] for e in events)
+    assert calls(databricks_conn_env)["jobs/runs/list"] == 1, "one refused call, not one per trigger"
+    assert took < 5
+
+
+def test_retry_after_holds_the_connection_back(databricks_conn_env):
+    databricks_conn_env.configure(running_seconds=60)
+    ids = submit(3)
+    databricks_conn_env.add_fault("jobs/runs/list", status=429, count=1, retry_after=2)
+
+    async def main():
+        subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 0.2) for i in ids]
+        the_hub = subs[0].hub
+        the_hub._task.cancel()
+        wait = await the_hub.poll_once()
+        failed = [await s.next() for s in subs]
+        t0 = time.monotonic()
+        await the_hub.poll_once()  # its first call waits for the Retry-After
+        took = time.monotonic() - t0
+        ok = [await s.next() for s in subs]
+        for s in subs:
+            await s.close()
+        return wait, failed, took, ok
+
+    wait, failed, took, ok = asyncio.run(main())
+
+    assert wait >= 2
+    assert all(isinstance(f, BaseException) for f in failed)
+    assert CLIENT.classify(failed[0]).retry_after == 2
+    assert took >= 1.8
+    assert all(isinstance(s, JobStatus) for s in ok)
+
+
+def test_the_request_budget_spreads_a_round(databricks_conn_env, monkeypatch):
+    """Per-job polling at a budget of 20 requests/s: 10 gets take about half a second, not one burst."""
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_REQUESTS_PER_SECOND", "20")
+    databricks_conn_env.configure(running_seconds=60)
+    ids = submit(10)
+
+    async def main():
+        the_hub = Hub(("x", "y"), DatabricksJobClient(retry_limit=1, retry_delay=0.01),
+                      hub_module.request_budget(), on_empty=lambda h: None)
+        subs = [the_hub.join(i, 0.01) for i in ids]
+        the_hub._task.cancel()
+        the_hub._per_job_rounds = 1
+        t0 = time.monotonic()
+        await the_hub.poll_once()
+        took = time.monotonic() - t0
+        for s in subs:
+            await s.close()
+        return took
+
+    took = asyncio.run(main())
+
+    assert 0.4 <= took < 3, took
+
+
+def test_the_shared_poller_can_be_turned_off(databricks_conn_env, monkeypatch):
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__SHARED_POLLER", "False")
+    databricks_conn_env.configure(running_seconds=0.3)
+    ids = submit(3)
+
+    async def main():
+        return await asyncio.gather(*(run_to_end(trigger(i, interval=0.1)) for i in ids))
+
+    events = asyncio.run(main())
+
+    assert [e["status"] for e in events] == ["success"] * 3
+    assert calls(databricks_conn_env).get("jobs/runs/list", 0) == 0
+
+
+def test_aws_batch_describes_a_hundred_jobs_a_call(aws):
+    from durable_jobs.hooks.aws_batch import BatchJobClient
+
+    client = BatchJobClient(job_queue="durable-queue", job_name="hub")
+    batch = aws.client("batch", direct=True)
+    ids = [batch.submit_job(jobName=f"hub-{n}", jobQueue="durable-queue", jobDefinition="durable-job-def")["jobId"]
+           for n in range(150)]
+    aws.proxy.clear()
+
+    async def main():
+        subs = [subscribe(client.classpath(), client.serialize(), i, 10.0) for i in ids]
+        the_hub = subs[0].hub
+        the_hub._task.cancel()
+        await the_hub.poll_once()
+        got = [await s.next() for s in subs]
+        for s in subs:
+            await s.close()
+        return got
+
+    got = asyncio.run(main())
+
+    assert all(isinstance(s, JobStatus) for s in got)
+    assert aws.proxy.calls.get("batch:DescribeJobs") == 2, aws.proxy.calls
+
+
+def test_snowflake_statement_lists_are_watched_one_by_one(snowflake_emulator):
+    """Snowflake's job id is a list of statement handles (it cannot key a dict): each is asked alone."""
+    import uuid
+
+    from durable_jobs.hooks.snowflake_sql_api import SnowflakeSqlApiJobClient
+
+    client = SnowflakeSqlApiJobClient()
+    snowflake_emulator.configure(run_seconds=0.5)
+    ids = [client.submit({"sql": f"SELECT {n}", "statement_count": 1}, str(uuid.uuid4())) for n in range(3)]
+
+    async def main():
+        return await asyncio.gather(*(run_to_end(JobTrigger(
+            client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=i, poll_interval=0.2,
+            jitter=0.0)) for i in ids))
+
+    events = asyncio.run(main())
+
+    assert [e["job_id"] for e in events] == ids
+    assert [e["durable_status"] for e in events] == ["success"] * 3
+
+
+def test_a_users_kill_after_the_trigger_left_the_hub_still_cancels_the_run(databricks_conn_env):
+    """What Airflow's triggerer does on mark-failed: cancel the trigger's task (it leaves the hub, which closes
+    its session), then call ``on_kill()`` in that same task; the run is cancelled through the trigger's own
+    client, and the other trigger of the connection keeps its hub."""
+    databricks_conn_env.configure(running_seconds=60)
+    killed, other = submit(2)
+
+    async def like_the_triggerer(t: JobTrigger, started: asyncio.Event) -> str:
+        try:
+            async for _ in t.run():
+                return "event"
+        except asyncio.CancelledError:
+            started.set()
+            await t.on_kill()
+            raise
+        finally:
+            await t.cleanup()
+        return "ended"
+
+    async def main():
+        flag = asyncio.Event()
+        a = asyncio.create_task(like_the_triggerer(trigger(killed, cancel_on_kill="always"), flag))
+        b = asyncio.create_task(like_the_triggerer(trigger(other), asyncio.Event()))
+        deadline = time.monotonic() + 10
+        while calls(databricks_conn_env).get("jobs/runs/list", 0) < 1 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        a.cancel("user action")
+        with pytest.raises(asyncio.CancelledError):
+            await a
+        watched = next(iter(hubs().values())).watched
+        b.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await b
+        return watched, dict(hubs())
+
+    watched, left = asyncio.run(main())
+
+    assert [c["run_id"] for c in databricks_conn_env.ledger()["cancels"]] == [killed]
+    assert watched == 1 and left == {}
