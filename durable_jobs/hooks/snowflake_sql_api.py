@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from durable_jobs.faults import Fault, FaultKind, UnreadableReplyError, cap, chain, generic_classify
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.cached import fill_cached
 
 #: The status call's HTTP codes, as the official hook reads them (``_process_response``) and Snowflake's
 #: "Handling responses" / "Getting details about an error" pages describe them: "Snowflake returns the HTTP
@@ -121,6 +122,8 @@ class SnowflakeSqlApiJobClient(JobClient):
                 token_renewal_delta=timedelta(seconds=self.token_renewal_delta),
                 api_retry_args=retry_args, **self._with_timeouts(self.hook_params),
             )
+            # never under 3.11's class-wide lock (durable_jobs.hooks.cached): a cancel runs in a thread
+            fill_cached(self._hooks[purpose], "_get_static_conn_params")
         return self._hooks[purpose]
 
     @staticmethod
