@@ -22,13 +22,31 @@ $(STAMP):
 demo: venv
 	$(BIN)/durable-jobs demo
 
-# The whole suite: static checks (ruff, mypy), unit, integration (Airflow runs the DAGs against the
-# emulators), the fault suite, lint, docs build, the crash suite (real Airflow processes killed by
-# PID), then the official providers' own unit tests against our classes, then the Airflow 3.2/2.11 job.
+# The whole suite: static checks (ruff, mypy), then two lanes side by side (each independent: its own
+# AIRFLOW_HOME, emulators and ports), each printing its output in one piece when it ends:
+#   test-stacks: the crash suite (real Airflow processes killed by PID), the fault suite, unit, lint and
+#                docs tests (all of tests/ but tests/integration), then the official providers' own unit
+#                tests against our classes (official-check);
+#   test-dags:   the integration tests (Airflow runs the DAGs against the emulators), then the Airflow
+#                3.2/2.11 job (compat).
+# Either lane failing fails `make test`, after both have ended.
+TEST_LANES := test-stacks test-dags
+.PHONY: $(TEST_LANES)
 test: venv check
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
-	$(MAKE) official-check
-	$(MAKE) compat
+	@echo "make test: $(TEST_LANES) run side by side; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_LANES)
+
+test-stacks: venv
+	@echo "=== test-stacks: pytest tests (but tests/integration), then official-check; started $$(date +%T)"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/integration
+	$(MAKE) --no-print-directory official-check
+	@echo "=== test-stacks ended $$(date +%T)"
+
+test-dags: venv
+	@echo "=== test-dags: pytest tests/integration, then compat; started $$(date +%T)"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration
+	$(MAKE) --no-print-directory compat
+	@echo "=== test-dags ended $$(date +%T)"
 
 # Static checks: ruff (with import sorting) and mypy (strict on the protocol modules; pyproject.toml).
 check: venv
@@ -39,7 +57,7 @@ test-unit: venv
 	$(BIN)/python -m pytest -q tests/unit
 
 test-integration: venv
-	$(BIN)/python -m pytest -q tests/integration
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration
 
 docs: venv
 	$(BIN)/sphinx-build -W --keep-going -b html docs build/docs
