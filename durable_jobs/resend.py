@@ -54,7 +54,8 @@ def submit_once(
                     f"{where} kept failing for {elapsed:.0f} s ({attempts} attempts; last: {fault}). If {vendor} "
                     f"created the {unit}, the next try finds it under this key: no second {unit} is created."
                 ) from err
-            found = client.find(key, since=attempt_time)
+            found = _find_after(client, key, attempt_time, policy, started, where=where, submit_fault=fault, log=log,
+                                clock=clock, sleep=sleep)
             if found is not None:
                 log.warning("%s failed (%s), but %s shows %s %s under the key: using it", where, fault, vendor,
                             unit, found)
@@ -63,4 +64,32 @@ def submit_once(
             if fault.retry_after is not None:
                 wait = max(wait, fault.retry_after)
             log.warning("%s failed (%s); sending it again with the same key in %.1f s", where, fault, wait)
+            sleep(wait)
+
+
+def _find_after(
+    client: JobClient, key: str, since: datetime, policy: PollPolicy, started: float, *, where: str,
+    submit_fault: Any, log: Any, clock: Callable[[], float], sleep: Callable[[float], None],
+) -> Any:
+    """``client.find(key)`` after an ambiguous submit, asked again while *it* fails transiently: a resend is
+    safe only once the vendor has said there is no job under the key, so a failed lookup is never read as
+    "none" (a vendor without idempotency would run the job twice). Past ``poll_error_budget`` the try fails
+    saying the job may exist; the next try looks again under the same key."""
+    lookups = 0
+    while True:
+        lookups += 1
+        try:
+            return client.find(key, since=since)
+        except Exception as err:  # noqa: BLE001 - sorted by the client's own classifier below
+            fault = client.classify(err)
+            elapsed = clock() - started
+            if fault.kind is FaultKind.AUTH or not fault.transient or elapsed > policy.error_budget:
+                raise JobSubmitError(
+                    f"{where} failed ({submit_fault}), and looking for the {client.unit} under the key failed too "
+                    f"({lookups} lookup(s); last: {fault}). If {client.vendor} created the {client.unit}, the next "
+                    f"try finds it under this key: no second {client.unit} is created."
+                ) from err
+            wait = min(MAX_BACKOFF, FIRST_BACKOFF * 2 ** min(lookups - 1, 16))
+            log.warning("%s failed (%s); looking for the %s under the key failed too (%s): looking again in "
+                        "%.1f s before any resend", where, submit_fault, client.unit, fault, wait)
             sleep(wait)

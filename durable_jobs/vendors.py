@@ -240,6 +240,30 @@ _GOOGLE_CLOUD_BATCH: tuple[Service, ...] = (
         ),
     ),
 )
+_GOOGLE_CLOUD_RUN: tuple[Service, ...] = (
+    Service(
+        key="cloud_run", name="Google Cloud Run jobs", unit="execution", tags=("google",),
+        doc_url="https://cloud.google.com/run/docs/reference/rest/v2/projects.locations.jobs/run",
+        client="durable_jobs.hooks.google_cloud_run.CloudRunJobClient",
+        emulator="the Cloud Run gRPC emulator (durable_jobs.emulators.cloud_run)",
+        operators=(
+            Operator("CloudRunExecuteJobOperator", "durable_jobs.operators.google.cloud_run",
+                     f"{_GOOGLE}.cloud_run.CloudRunExecuteJobOperator",
+                     "none exists: the key rides in the overrides (container env `DURABLE_JOBS_KEY`), found with "
+                     "`ListExecutions` over a consistency window", crash="cloud_run"),
+        ),
+    ),
+)
+GOOGLE_CONFIG = (
+    ConfigOption(
+        "cloud_run_list_consistency_seconds", "float", "15",
+        "Cloud Run's RunJob takes no request id: an execution is found again by listing the job's executions "
+        "for the key in its overrides, and Google does not say how soon a new execution is listed. An empty "
+        "listing is not taken as proof that no execution exists until this many seconds have passed since the "
+        "RunJob attempt (or, after a crash, since the intent was written).",
+        example="30",
+    ),
+)
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -265,6 +289,19 @@ FAMILIES: tuple[Family, ...] = (
                     Operator("DatabricksTaskOperator", "durable_jobs.operators.databricks",
                              "airflow.providers.databricks.operators.databricks.DatabricksTaskOperator",
                              "`idempotency_token` (`runs/submit`; upstream sends none)"),
+                ),
+            ),
+            Service(
+                key="databricks_sql", name="Databricks SQL Statement Execution", unit="statement",
+                doc_url="https://docs.databricks.com/api/workspace/statementexecution",
+                client="durable_jobs.hooks.databricks_sql.DatabricksStatementClient",
+                emulator="the Databricks emulator (durable_jobs.emulators.databricks)",
+                operators=(
+                    Operator("DatabricksSQLStatementsOperator", "durable_jobs.operators.databricks",
+                             "airflow.providers.databricks.operators.databricks.DatabricksSQLStatementsOperator",
+                             "none in the API: id checkpointed after the POST (reconnects); the submit window "
+                             "stays open (a retry after a crash there runs the statement again)",
+                             crash="databricks_sql"),
                 ),
             ),
         ),
@@ -351,6 +388,42 @@ FAMILIES: tuple[Family, ...] = (
                              crash="ecs"),
                 ),
             ),
+            Service(
+                key="emr_containers", name="Amazon EMR on EKS", tags=("aws",), unit="job run",
+                doc_url="https://docs.aws.amazon.com/emr-on-eks/latest/APIReference/API_StartJobRun.html",
+                client="durable_jobs.hooks.aws_emr_containers.EmrContainersJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("EmrContainerOperator", "durable_jobs.operators.aws_emr_containers",
+                             f"{_AWS}.emr.EmrContainerOperator",
+                             "`clientToken` (`<client_request_token>-<key>`), found with `ListJobRuns` by "
+                             "`clientToken`", crash="emr_containers"),
+                ),
+            ),
+            Service(
+                key="redshift_data", name="Amazon Redshift Data API", tags=("aws",), unit="statement",
+                doc_url="https://docs.aws.amazon.com/redshift-data/latest/APIReference/API_ExecuteStatement.html",
+                client="durable_jobs.hooks.aws_redshift_data.RedshiftDataJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("RedshiftDataOperator", "durable_jobs.operators.aws_redshift_data",
+                             f"{_AWS}.redshift_data.RedshiftDataOperator",
+                             "`ClientToken` of `ExecuteStatement`/`BatchExecuteStatement` (no lookup by token: a "
+                             "same-token resend)", crash="redshift_data"),
+                ),
+            ),
+            Service(
+                key="emr_steps", name="Amazon EMR", tags=("aws",), unit="step",
+                doc_url="https://docs.aws.amazon.com/emr/latest/APIReference/API_AddJobFlowSteps.html",
+                client="durable_jobs.hooks.aws_emr_steps.EmrStepsJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("EmrAddStepsOperator", "durable_jobs.operators.aws_emr_steps",
+                             f"{_AWS}.emr.EmrAddStepsOperator",
+                             "each step's `Name` (`<name> [durable-jobs <key> <i>/<n>]`), found with `ListSteps` on "
+                             "the cluster", crash="emr_steps"),
+                ),
+            ),
         ),
         submit_methods=frozenset({
             "start_job_run", "initialize_job",               # Glue, EMR Serverless / EMR on EKS
@@ -418,7 +491,8 @@ FAMILIES: tuple[Family, ...] = (
         # google 22.8: no wait parameter in their execute()
         wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
                                            "CloudDataTransferServiceCreateJobOperator"), None),
-        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH),
+        config=GOOGLE_CONFIG,  # issue 16: Cloud Run's listing window
+        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH, *_GOOGLE_CLOUD_RUN),
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job",
                                   "submit_batch_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)

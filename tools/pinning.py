@@ -250,10 +250,10 @@ def runtime_modules() -> list[str]:
     """Every runtime module of the package, from the filesystem (new modules are covered)."""
     names = [f"durable_jobs.{f.stem}".removesuffix(".__init__") for f in sorted(PACKAGE.glob("*.py"))
              if f.name not in NOT_RUNTIME_TOP_LEVEL]
-    for folder in RUNTIME_FOLDERS:
-        for file in sorted((PACKAGE / folder).glob("*.py")):
-            name = f"durable_jobs.{folder}.{file.stem}"
-            names.append(name.removesuffix(".__init__"))
+    for folder in RUNTIME_FOLDERS:  # subpackages too (durable_jobs.operators.google.*)
+        for file in sorted((PACKAGE / folder).rglob("*.py")):
+            parts = file.relative_to(PACKAGE).with_suffix("").parts
+            names.append(".".join(("durable_jobs", *parts)).removesuffix(".__init__"))
     return names
 
 

@@ -32,6 +32,8 @@ _OPS_DBX = "durable_jobs.operators.databricks"
 _OPS_AWS = "durable_jobs.operators.aws"
 _SF = "airflow.providers.snowflake"
 _OPS_SF = "durable_jobs.operators.snowflake"
+_GCP = "airflow.providers.google.cloud.operators"
+_OPS_GCP = "durable_jobs.operators.google"
 
 PINS: tuple[Pin, ...] = (
     # ------------------------------------------------------------------ Databricks
@@ -162,6 +164,49 @@ PINS: tuple[Pin, ...] = (
         why="on_failed_job copies its repair_run branch (reason match, update_job_for_repair, "
             "latest_repair_id, job_parameters, repair_run) for a failed run on either path.",
         sha256="18bdb579d3543b0a86d6a0510525af41cbc7659729e83ffe1e0ecd49763d610a",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target=f"{_DBX}:DatabricksSQLStatementsOperator.execute",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:DatabricksSQLStatementsOperator.prepare_request",
+                 f"{_OPS_DBX}:DatabricksSQLStatementsOperator.on_job_known"),
+        why="prepare_request copies its request body (statement, warehouse_id, catalog, schema, parameters, "
+            "wait_timeout 0s, Airflow query tags); on_job_known its statement_id XCom and log line. The POST "
+            "itself goes through our client, once per try.",
+        sha256="9deb5db284fe1a217cae476f3e58125c7453c2eae1ce83d1f16978d70f85ef36",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target="airflow.providers.databricks.utils.mixins:DatabricksSQLStatementsMixin._handle_execution",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:DatabricksSQLStatementsOperator.on_poll",
+                 f"{_OPS_DBX}:DatabricksSQLStatementsOperator.failure_error",
+                 f"{_OPS_DBX}:DatabricksSQLStatementsOperator.on_poll_limit"),
+        why="The official synchronous poll loop: its log lines, its failure message and its timeout "
+            "(cancel the statement, then fail) are copied; the polling is ours.",
+        sha256="79a3c8a7b4a51849fe848cae85b378dc1fd3c2749558108441f69c0fa179d0a4",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target="airflow.providers.databricks.utils.mixins:DatabricksSQLStatementsMixin.execute_complete",
+        kind=COPIED,
+        used_by=(f"{_OPS_DBX}:DatabricksSQLStatementsOperator.job_result",
+                 f"{_OPS_DBX}:DatabricksSQLStatementsOperator.failure_error"),
+        why="The official deferrable completion: its success line and failure message are copied for our "
+            "trigger's event.",
+        sha256="be464e158d2c9a59c826b81daac0c6f7a45800c23b6c5a8fd0ec9d82d98b6198",
+        pinned="apache-airflow-providers-databricks==7.23.0",
+    ),
+    Pin(
+        target="airflow.providers.databricks.hooks.databricks:DatabricksHook.get_sql_statement_state",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.databricks_sql:DatabricksStatementClient.status",
+                 "durable_jobs.hooks.databricks_sql:DatabricksStatementClient.astatus"),
+        why="status() calls it; astatus() (the trigger, one aiohttp session) makes the same GET and copies its "
+            "reading of status.state / error.error_code / error.message, keeping a state SQLStatementState would "
+            "refuse as UNKNOWN for the fault policy (status() falls back to that raw read too).",
+        sha256="6667a98a37b8572f9ae1f628665d2e286efc26c80dfd3c5847ced5d243307a0f",
         pinned="apache-airflow-providers-databricks==7.23.0",
     ),
     # ------------------------------------------------------------------ AWS Batch
@@ -449,6 +494,37 @@ PINS: tuple[Pin, ...] = (
         sha256="346e8a327578fa6be2dfc7b3c2fe91ee137d8faaf935b3f99a3860fe5381ba1e",
         pinned="apache-airflow-providers-databricks==7.23.0",
     ),
+    # issue 15: Amazon EMR on EKS EmrContainerOperator (durable_jobs/operators/aws_emr_containers.py)
+    Pin(
+        target=f"{_AWS}.operators.emr:EmrContainerOperator.execute",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_emr_containers:EmrContainerOperator.prepare_request",
+            "durable_jobs.operators.aws_emr_containers:EmrContainerOperator.on_poll_limit",
+        ),
+        why="execute cannot be called without starting a run: its OpenLineage injection into "
+            "configuration_overrides and its 'Max tries of poll status exceeded' message are copied.",
+        sha256="dad8a7330241d9dc53b076aff96678f77f896c494cd4b1bb67312316bdffff48",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.emr:EmrContainerOperator.check_failure",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.aws_emr_containers:EmrContainerOperator.failure_error",),
+        why="Its failure message, with the hook's '<failureReason> - <stateDetails>', is copied (the status "
+            "already holds both: no second DescribeJobRun).",
+        sha256="8af55e3783704b2f754a28c439ba3299b673fa3e97032738ad444064977a92c6",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.emr:EmrContainerHook.submit_job",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.aws_emr_containers:EmrContainerOperator.prepare_request",),
+        why="submit_job sends the token it is given through the SDK's retries: its StartJobRun parameters "
+            "(tags or {}, retryPolicyConfiguration) are copied so the client can send them under the epoch's key.",
+        sha256="438a21764142fc164d1c4b6678d245ecc7ad67ecabf2ee2a6af85553071e6165",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
     # issue 15: Amazon ECS EcsRunTaskOperator (durable_jobs/operators/aws_ecs.py)
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._start_task",
@@ -547,6 +623,217 @@ PINS: tuple[Pin, ...] = (
         used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",),
         why="Upstream's log fetcher thread, streamed during the synchronous wait.",
         sha256="d527901bb5f1d69e455eb51aadf5a6fbb0724f40beddf14bfb37717575553eb9",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    # issue 15: Amazon Redshift Data API RedshiftDataOperator (durable_jobs/operators/aws_redshift_data.py)
+    Pin(
+        target=f"{_AWS}.hooks.redshift_data:RedshiftDataHook.execute_query",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.prepare_request",
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.on_job_known",
+        ),
+        why="execute_query cannot be given a ClientToken: its request (ExecuteStatement / BatchExecuteStatement "
+            "arguments), its checks and their messages, and its send_sql_hook_lineage call are copied.",
+        sha256="58b64246874044979ea0cac03f5268c99b133e9f46c1e20e89b8c194695c063a",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.redshift_data:RedshiftDataHook.parse_statement_response",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.failure_error",),
+        why="Its exceptions for a FAILED / ABORTED statement and their text are copied (tests/unit/"
+            "test_aws_redshift_data.py compares them with the hook's own).",
+        sha256="29bfdfe38b42caaa04985c540ab03c61c7fd9163cc930101fab7141200b87489",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.redshift_data:RedshiftDataOperator.get_sql_results",
+        kind=REUSED,
+        used_by=(
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.job_result",
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.accepted_result",
+        ),
+        why="Upstream's return value (the statement or sub-statement ids, or GetStatementResult of each), "
+            "called as upstream calls it.",
+        sha256="3eb90214d003837d4f9880686d0fc2d3ea3adfca92fdef02a48e71c5432f05ab",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.redshift_data:RedshiftDataOperator.execute",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.prepare_request",
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.on_job_known",
+            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.wait_for_termination",
+        ),
+        why="execute cannot be called without running the statement: its log line, its session_id XCom, its "
+            "deferrable-only-when-waiting rule and its return value are copied.",
+        sha256="cb1cdb5ae35bd7abeed1e5be8c335f92aa0dfc1c63bfa9010d790dff0a7b57ef",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    # issue 15: SageMaker training / processing / transform (durable_jobs/operators/_aws_sagemaker.py, staged)
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerBaseOperator._check_if_job_exists",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators._aws_sagemaker:_SageMakerJobMixin._check_bare_name",),
+        why="action_if_job_exists='fail' asks upstream's own existence check (Describe*Job; a ValidationException "
+            "reads as 'no such job') for the bare name the user wrote.",
+        sha256="5676f3179c14a42d1034aad7232f91b8e35dab82912144b77da4458f01da5b0a",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator._read_output_files",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.job_result",),
+        why="Upstream's output_files_to_xcom reader, called as upstream calls it for the OutputFiles of the result.",
+        sha256="6722c1719b7c0e2f48e2ea76c930d74ed6abb10804759fb061414425fd10f289",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator._get_unique_model_name",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.prepare_request",),
+        why="Upstream's model step (check_if_model_exists / action_if_model_exists), called as upstream calls it.",
+        sha256="f6b397240a35e5532d8fcfe38062a6af6cacca543a147506ed4bd735b223b621",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerTrainingOperator.execute",
+        kind=COPIED,
+        used_by=("durable_jobs.operators._aws_sagemaker:_SageMakerJobMixin.prepare_request",
+                 "durable_jobs.operators._aws_sagemaker:SageMakerTrainingOperator.job_result"),
+        why="execute cannot be called without creating the job: its preprocess_config call, its name check, its "
+            "log lines, its deferrable-only-when-waiting rule and its return value are copied.",
+        sha256="b7f3fb92282529f0b4c89da829769d9ba7c9fb2ccc16da1cd44392b72d4e29fb",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator.execute",
+        kind=COPIED,
+        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.prepare_request",
+                 "durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.job_result"),
+        why="As for training, plus its output_files_to_xcom check and OutputFiles in the return value.",
+        sha256="d5698ea41120144bf7d633399556327aad267ad61717957a2e10d558984ac8e4",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator.execute",
+        kind=COPIED,
+        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.prepare_request",
+                 "durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.on_job_known"),
+        why="As for training, plus its model step, its transform job link and its monitoring log line.",
+        sha256="f9cc21e1689de3a12794cf90f871456bd26f38217186639091821ac7a4ddcace",
+        pinned="apache-airflow-task-sdk==1.3.2",
+    ),
+    # ------------------------------------------------------------------ Google (durable_jobs/operators/google/)
+    Pin(
+        target=f"{_GCP}.bigquery:BigQueryInsertJobOperator.execute",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator.execute",
+                 f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator.user_idempotency_token"),
+        why="Upstream keeps the user's job_id in the private _configured_job_id (set at the top of execute, read by "
+            "its job-id generation); ours sets it the same way and reads it as the job id's prefix.",
+        sha256="37384d888a80d255c48bff2c5de7f036644662d65d9b5e83efeb26fa84cf8da3",
+        pinned="apache-airflow-task-sdk==1.3.2",
+        covers=(f"{_GCP}.bigquery.BigQueryInsertJobOperator._configured_job_id",),
+    ),
+    Pin(
+        target=f"{_GCP}.bigquery:BigQueryInsertJobOperator.submit_job",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator.on_job_known",
+                 f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator._dry_run"),
+        why="submit_job stores the job in the private _job, which upstream's execute_complete, "
+            "get_openlineage_facets_on_complete and the links read; ours sets it to the job it created or found.",
+        sha256="d1c91421578fab9a02ac7ed25fb5730c7a6a6560e5cb1760e8a2adf89f90d06a",
+        pinned="apache-airflow-providers-google==22.8.0",
+        covers=(f"{_GCP}.bigquery.BigQueryInsertJobOperator._job",),
+    ),
+    Pin(
+        target=f"{_GCP}.bigquery:BigQueryInsertJobOperator._handle_job_error",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator._dry_run",),
+        why="A dry run follows upstream's path: its error check (and message) on the job it validated.",
+        sha256="73a870698835b3d2097cae1af13cf71da62941635fd5df3c117a869e894f316b",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.bigquery:BigQueryInsertJobOperator._add_job_labels",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator.prepare_request",),
+        why="Upstream's airflow-dag / airflow-task labels on the job configuration, added before our insert as "
+            "upstream adds them before its own.",
+        sha256="ddf638f2a1e6c56beb19a619cda7e9db0800ef04491c9506840182497cfb3339",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.bigquery:BigQueryInsertJobOperator._persist_job_links",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.bigquery:BigQueryInsertJobOperator.on_job_known",),
+        why="The job's extra links (BigQuery table / job detail), persisted as upstream does once the job is known.",
+        sha256="13fc4df7040fe66775c87da133dbe919d018493f17983c85f17cfe6c8050b9ab",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.cloud_run:CloudRunExecuteJobOperator._log_container_output",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.cloud_run:CloudRunExecuteJobOperator._forward_logs",),
+        why="verbose=True forwards the execution's container logs through upstream's own helper.",
+        sha256="a504fbc84dba493a7fd79f60fcf1978a6ec5f7a6605761a73d52e3e1b788864b",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataproc:DataprocSubmitJobOperator._inject_openlineage_properties_into_dataproc_job",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.dataproc:DataprocSubmitJobOperator.prepare_request",),
+        why="Upstream's OpenLineage properties injected into the job before SubmitJob, as its execute does.",
+        sha256="cc800f9c0ca7ea3525d9cd4b0e5d05d1a818b5dd141ebb9f14a9ae80c4fd92db",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataproc:DataprocCreateBatchOperator._inject_openlineage_properties_into_dataproc_batch",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.dataproc:DataprocCreateBatchOperator.prepare_request",),
+        why="Upstream's OpenLineage properties injected into the batch before CreateBatch, as its execute does.",
+        sha256="92dc4cc8a92c8c66c6413754b0c3782f98166f3ef56d4a6df9d7cfed004f6411",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataproc:DataprocCreateBatchOperator._DataprocCreateBatchOperator__update_batch_labels",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.dataproc:DataprocCreateBatchOperator.prepare_request",),
+        why="Upstream's name-mangled helper that adds the airflow-dag / airflow-task labels to the batch.",
+        sha256="68194cd9bcb6ea55df0d50e4d84acf29e0bb3fb0e316d2aca979714d1ea674ef",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    # issue 15: Amazon EMR steps EmrAddStepsOperator (durable_jobs/operators/aws_emr_steps.py)
+    Pin(
+        target=f"{_AWS}.operators.emr:EmrAddStepsOperator.execute",
+        kind=COPIED,
+        used_by=(
+            "durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.execute",
+            "durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.prepare_request",
+        ),
+        why="Upstream's execute up to AddJobFlowSteps is copied: the job_flow_name lookup and its error, the "
+            "job_flow_id XCom, the cluster and logs links, the steps string parsed, OpenLineage injection.",
+        sha256="cb2129233848a02974f2cd603d95de66c558fe043e79b8a7d65262d92f39b72c",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.hooks.emr:EmrHook.add_job_flow_steps",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.aws_emr_steps:EmrStepsJobClient._submit_once",),
+        why="add_job_flow_steps sends through the hook's client with botocore's retries on and cannot carry the "
+            "key: its request (ExecutionRoleArn when given) and its HTTPStatusCode check are copied.",
+        sha256="cc2df5b2b4f7d5542a3252a6d68a9afb3f41ff26d618b0cfea72b26d2fe6b818",
+        pinned="apache-airflow-providers-amazon==9.39.0",
+    ),
+    Pin(
+        target=f"{_AWS}.operators.emr:EmrAddStepsOperator._inject_openlineage_parent_job_information",
+        kind=PRIVATE,
+        used_by=("durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.prepare_request",),
+        why="Upstream's OpenLineage parent-job injection into Spark steps, called as upstream calls it.",
+        sha256="7e763619bb83f150017984ad6007e7bf6fc70db3ecef46bad77daae277c9241b",
         pinned="apache-airflow-providers-amazon==9.39.0",
     ),
 )

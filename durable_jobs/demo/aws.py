@@ -48,6 +48,20 @@ POLL_OP["stepfunctions"] = "states:DescribeExecution"
 EXAMPLE_TASKS["ecs"] = ("aws_ecs", "nightly_container", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
 SUBMIT_OP["ecs"] = "ecs:RunTask"
 POLL_OP["ecs"] = "ecs:DescribeTasks"
+# Amazon EMR on EKS
+EXAMPLE_TASKS["emr-containers"] = ("aws_emr_containers", "nightly_spark_on_eks",
+                                   {"poll_interval": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["emr-containers"] = "emr-containers:StartJobRun"
+POLL_OP["emr-containers"] = "emr-containers:DescribeJobRun"
+# Amazon Redshift Data API
+EXAMPLE_TASKS["redshift-data"] = ("aws_redshift_data", "nightly_load",
+                                  {"poll_interval": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["redshift-data"] = "redshift-data:BatchExecuteStatement"
+POLL_OP["redshift-data"] = "redshift-data:DescribeStatement"
+# Amazon EMR steps (AddJobFlowSteps on the demo's long-running cluster)
+EXAMPLE_TASKS["emr-steps"] = ("aws_emr_steps", "nightly_report", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["emr-steps"] = "elasticmapreduce:AddJobFlowSteps"
+POLL_OP["emr-steps"] = "elasticmapreduce:ListSteps"
 
 
 def _moto_available() -> bool:
@@ -65,6 +79,7 @@ def _official_dag(service: str):
 def _arm(env, service: str, scenario: str) -> threading.Timer | None:
     env.reset()
     os.environ["AIRFLOW_VAR_EMR_SERVERLESS_APPLICATION_ID"] = env.application_id
+    os.environ["AIRFLOW_VAR_EMR_CONTAINERS_VIRTUAL_CLUSTER_ID"] = str(env.virtual_cluster_id)
     if scenario == "lost_reply":
         env.proxy.fault(SUBMIT_OP[service], mode="lose_reply", status=500)
     elif scenario == "poll_failure":

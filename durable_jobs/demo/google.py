@@ -15,6 +15,7 @@ MODULES = {
     "dataproc_jobs": "durable_jobs.demo.google_dataproc",
     "dataproc_batches": "durable_jobs.demo.google_dataproc",
     "cloud_batch": "durable_jobs.demo.google_cloud_batch",
+    "cloud_run": "durable_jobs.demo.google_cloud_run",
 }
 
 

@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any, Callable
 
 from durable_jobs.emulators._databricks_model import Job, Plan, Run, task_specs, validate_tasks
+from durable_jobs.emulators._databricks_statements import StatementsApi
 from durable_jobs.emulators._faults import Clock, FaultSet, HoldSet
 from durable_jobs.emulators._http import ApiError, Request
 
@@ -30,6 +31,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "repair_outcomes": [],  # FIFO for runs/repair; empty -> default_outcome
     "not_found_status": 404,  # 404 RESOURCE_DOES_NOT_EXIST, or 400 INVALID_PARAMETER_VALUE (wire)
     "tasks_page_size": 100,  # runs/get returns at most this many tasks per page
+    "statement_outcomes": [],  # FIFO, one entry consumed by each new SQL statement; empty -> SUCCEEDED
 }
 
 Handler = Callable[[Request, str], dict[str, Any]]
@@ -60,6 +62,8 @@ class DatabricksApp:
             "jobs/reset": ("POST", self.reset_job),
             "jobs/update": ("POST", self.update_job),
         }
+        self.statements = StatementsApi(self)
+        self.routes.update(self.statements.routes())
         self.reset()
 
     def reset(self) -> None:
@@ -81,6 +85,8 @@ class DatabricksApp:
             self.cancels: list[dict[str, Any]] = []
             self.deletes: list[dict[str, Any]] = []
             self.repairs: list[dict[str, Any]] = []
+            if hasattr(self, "statements"):
+                self.statements.reset()
 
     # -- helpers -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -409,6 +415,7 @@ class DatabricksApp:
                     "faults_fired": self.faults.fired,
                     "holds_hit": self.holds.history + self.holds.describe()["held"],
                     "clock": now,
+                    **self.statements.ledger(now),
                 }
             )
 

@@ -30,6 +30,12 @@ STATE_MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{STATE_MACH
 #: An ECS cluster and task definitions (``-fails``: its container's command is ``["false"]``, exit code 1).
 ECS_CLUSTER = "durable-cluster"
 ECS_TASK_DEFINITION = "durable-task"
+#: An EMR on EKS virtual cluster (moto draws its id: ``AwsTestEnv.virtual_cluster_id``) and a release it accepts.
+EMR_VIRTUAL_CLUSTER = "durable-virtual-cluster"
+EMR_RELEASE_LABEL = "emr-7.0.0-latest"
+#: A long-running EMR cluster (kept WAITING between steps) for ``EmrAddStepsOperator``; moto draws its id
+#: (``AwsTestEnv.emr_cluster_id``), DAGs find it by name (``job_flow_name``).
+EMR_CLUSTER = "durable-emr-cluster"
 CONN_ENV = "AIRFLOW_CONN_AWS_DEFAULT"
 #: Small consistency window for tests and the demo (production default: 15 s).
 CONSISTENCY_ENV = "AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS"
@@ -43,6 +49,8 @@ class AwsTestEnv:
         self.proxy: AwsFaultProxy | None = None
         self.consistency_seconds = consistency_seconds
         self.application_id: str | None = None
+        self.virtual_cluster_id: str | None = None
+        self.emr_cluster_id: str | None = None
         self._saved_env: dict[str, str | None] = {}
 
     # ----------------------------------------------------------------- lifecycle
@@ -133,7 +141,23 @@ class AwsTestEnv:
             ecs.register_task_definition(family=family, containerDefinitions=[
                 {"name": "main", "image": "busybox", "memory": 128, "command": command}])
 
+        self.virtual_cluster_id = self.client("emr-containers", direct=True).create_virtual_cluster(
+            name=EMR_VIRTUAL_CLUSTER,
+            containerProvider={"id": "durable-eks", "type": "EKS", "info": {"eksInfo": {"namespace": "durable"}}},
+        )["id"]
+        self.emr_cluster_id = self.client("emr", direct=True).run_job_flow(
+            Name=EMR_CLUSTER, ReleaseLabel="emr-7.0.0", JobFlowRole="EMR_EC2_DefaultRole",
+            ServiceRole="EMR_DefaultRole",
+            Instances={"InstanceCount": 1, "MasterInstanceType": "m5.xlarge", "KeepJobFlowAliveWhenNoSteps": True},
+        )["JobFlowId"]
+
     # ----------------------------------------------------------------- assertions
+    def emr_container_runs(self) -> list[dict[str, Any]]:
+        """Every job run of the test virtual cluster (straight to moto), oldest first."""
+        emr = self.client("emr-containers", direct=True)
+        return sorted(emr.list_job_runs(virtualClusterId=self.virtual_cluster_id)["jobRuns"],
+                      key=lambda r: r["createdAt"])
+
     def ecs_tasks(self) -> list[dict[str, Any]]:
         """Every task of the test cluster, running or stopped (straight to moto), oldest first, with tags."""
         ecs = self.client("ecs", direct=True)

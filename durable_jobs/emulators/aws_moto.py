@@ -22,6 +22,10 @@ import urllib.request
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from durable_jobs.emulators import aws_moto_emr_containers as _emr_containers_gaps
+from durable_jobs.emulators import aws_moto_emr_steps as _emr_steps_gaps
+from durable_jobs.emulators import aws_moto_redshift_data as _rsd_gaps
+from durable_jobs.emulators import aws_moto_sagemaker as _sagemaker_gaps
 from durable_jobs.emulators import aws_moto_stepfunctions as _sfn_gaps
 
 if TYPE_CHECKING:
@@ -115,11 +119,27 @@ GLUE_MODEL = "glue::job_run"
 EMR_MODEL = "emr-serverless::job_run"
 ATHENA_MODEL = "athena::execution"
 ECS_MODEL = "ecs::task"
-MODELS = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL, ATHENA_MODEL, ECS_MODEL)
+MODELS: tuple[str, ...] = (BATCH_MODEL, GLUE_MODEL, EMR_MODEL, ATHENA_MODEL, ECS_MODEL)
 # Step Functions: its rules live in aws_moto_stepfunctions (merged here).
 MOTO_GAPS.update(_sfn_gaps.GAPS)
 SFN_MODEL = _sfn_gaps.MODEL
 MODELS: tuple[str, ...] = (*MODELS, SFN_MODEL)  # type: ignore[no-redef]
+# Redshift Data: its rules live in aws_moto_redshift_data (merged here).
+MOTO_GAPS.update(_rsd_gaps.GAPS)
+REDSHIFT_DATA_MODEL = _rsd_gaps.MODEL
+MODELS = (*MODELS, REDSHIFT_DATA_MODEL)
+# EMR on EKS: its rules live in aws_moto_emr_containers (merged here).
+MOTO_GAPS.update(_emr_containers_gaps.GAPS)
+EMR_CONTAINERS_MODEL = _emr_containers_gaps.MODEL
+MODELS = (*MODELS, EMR_CONTAINERS_MODEL)
+# EMR steps (EmrAddStepsOperator): its rules live in aws_moto_emr_steps (merged here).
+MOTO_GAPS.update(_emr_steps_gaps.GAPS)
+EMR_STEP_MODEL = _emr_steps_gaps.MODEL
+MODELS = (*MODELS, EMR_STEP_MODEL)
+# SageMaker training/processing/transform jobs: their rules live in aws_moto_sagemaker (merged here).
+MOTO_GAPS.update(_sagemaker_gaps.GAPS)
+SAGEMAKER_MODEL = _sagemaker_gaps.MODEL
+MODELS = (*MODELS, SAGEMAKER_MODEL)
 #: An Athena query whose text contains this ends FAILED (``athena-life-cycle``).
 ATHENA_FAIL_MARKER = "fail"
 ATHENA_BATCH_LIMIT = 50
@@ -147,6 +167,10 @@ def install_gap_rules() -> None:
         _install_athena()
         _install_ecs()
         _sfn_gaps.install(_patch)
+        _rsd_gaps.install(_patch)
+        _emr_containers_gaps.install(_patch)
+        _emr_steps_gaps.install(_patch)
+        _sagemaker_gaps.install(_patch)
 
 
 def uninstall_gap_rules() -> None:

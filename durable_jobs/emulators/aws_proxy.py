@@ -46,6 +46,7 @@ SUBMIT_OPS = {"batch:SubmitJob": "jobId", "glue:StartJobRun": "JobRunId", "emr-s
 #: A submit whose id is nested in its reply: the path to it (ECS ``RunTask``: ``tasks[0].taskArn``).
 SUBMIT_OPS.update({"ecs:RunTask": "tasks.0.taskArn"})
 SUBMIT_OPS["states:StartExecution"] = "executionArn"  # Step Functions (the execution name is the key)
+SUBMIT_OPS.update({"redshift-data:ExecuteStatement": "Id", "redshift-data:BatchExecuteStatement": "Id"})
 #: list operation → (list field, id field inside each entry)
 LIST_OPS = {
     "batch:ListJobs": ("jobSummaryList", "jobId"),
@@ -54,6 +55,7 @@ LIST_OPS = {
 }
 JSON_11_SERVICES = {"glue", "athena"}
 JSON_11_SERVICES.add("ecs")
+JSON_11_SERVICES.add("redshift-data")
 _SCOPE = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/aws4_request")
 _EMR_ROUTES = [
     ("POST", re.compile(r"^/applications/[^/]+/jobruns/?$"), "StartJobRun"),
@@ -69,6 +71,22 @@ _BATCH_ACTIONS = {
     "submitjob": "SubmitJob", "describejobs": "DescribeJobs", "listjobs": "ListJobs",
     "terminatejob": "TerminateJob", "canceljob": "CancelJob",
 }
+#: EMR on EKS (``emr-containers``, REST-JSON): the job-run routes (the submit's id is ``id``).
+_EMR_CONTAINERS_ROUTES = [
+    ("POST", re.compile(r"^/virtualclusters/[^/]+/jobruns/?$"), "StartJobRun"),
+    ("GET", re.compile(r"^/virtualclusters/[^/]+/jobruns/?$"), "ListJobRuns"),
+    ("GET", re.compile(r"^/virtualclusters/[^/]+/jobruns/[^/]+/?$"), "DescribeJobRun"),
+    ("DELETE", re.compile(r"^/virtualclusters/[^/]+/jobruns/[^/]+/?$"), "CancelJobRun"),
+    ("GET", re.compile(r"^/virtualclusters/[^/]+/?$"), "DescribeVirtualCluster"),
+]
+SUBMIT_OPS["emr-containers:StartJobRun"] = "id"
+LIST_OPS["emr-containers:ListJobRuns"] = ("jobRuns", "id")
+#: EMR steps (``elasticmapreduce``, JSON 1.1): one AddJobFlowSteps adds several steps; the ledger names the first.
+SUBMIT_OPS["elasticmapreduce:AddJobFlowSteps"] = "StepIds.0"
+JSON_11_SERVICES.add("elasticmapreduce")
+#: SageMaker jobs (JSON 1.1): the name is the key and the id; the ledger records the name (the ARN's tail).
+SUBMIT_OPS.update({f"sagemaker:Create{t}Job": f"{t}JobArn" for t in ("Training", "Processing", "Transform")})
+JSON_11_SERVICES.add("sagemaker")
 FAULT_MODES = ("error", "lose_reply", "reset", "garbage", "slow", "rewrite")
 GARBAGE_BODY = b"<html><head><title>502 Bad Gateway</title></head><body>upstream unavailable</body></html>"
 
@@ -90,6 +108,10 @@ def operation_of(method: str, path: str, headers: Any) -> str:
         for verb, pattern, name in _EMR_ROUTES:
             if verb == method and pattern.match(route):
                 return f"emr-serverless:{name}"
+    if service == "emr-containers":
+        for verb, pattern, name in _EMR_CONTAINERS_ROUTES:
+            if verb == method and pattern.match(route):
+                return f"emr-containers:{name}"
     return f"{service}:?"
 
 
@@ -276,6 +298,8 @@ class AwsFaultProxy:
                 job_id = _dig_id(json.loads(body), SUBMIT_OPS[op])
             except (ValueError, KeyError, TypeError, IndexError):
                 return body
+            if op.startswith("sagemaker:Create"):  # the ARN ends in the job name, the id SageMaker is asked by
+                job_id = str(job_id).rpartition("/")[2]
             with self._lock:
                 if job_id not in self._created:
                     self._created[job_id] = time.monotonic()
@@ -308,8 +332,12 @@ def _token_of(request: bytes) -> str | None:
     except ValueError:
         return None
     token = body.get("ClientRequestToken") or body.get("clientToken") if isinstance(body, dict) else None
+    if not token and isinstance(body, dict):
+        token = body.get("ClientToken")  # Redshift Data ExecuteStatement / BatchExecuteStatement
     if not token and isinstance(body, dict) and "stateMachineArn" in body:
         token = body.get("name")  # Step Functions StartExecution: the name is the idempotency key
+    if not token and isinstance(body, dict):  # SageMaker Create*Job: the job name is the idempotency key
+        token = body.get("TrainingJobName") or body.get("ProcessingJobName") or body.get("TransformJobName")
     return str(token) if token else None
 
 

@@ -1,4 +1,5 @@
-"""A loopback fake of the Databricks Jobs API that the official ``DatabricksHook`` talks to unchanged.
+"""A loopback fake of the Databricks Jobs API (and of the SQL Statement Execution calls the hook makes,
+``durable_jobs.emulators._databricks_statements``) that the official ``DatabricksHook`` talks to unchanged.
 
 Contract (every rule, one line each, with its proving test): ``docs/emulators/databricks.md``.
 
@@ -9,8 +10,9 @@ Usage::
         run_id = DatabricksHook().submit_run({...})
         assert emu.ledger()["runs_created"] == 1
 
-Request pipeline for ``/api/2.1/<route>`` and ``/api/2.2/<route>``: count the call -> bearer
-auth (401) -> fault ``error`` (answer without doing the work) -> hold ``before`` -> the work ->
+Request pipeline for ``/api/2.1/<route>``, ``/api/2.2/<route>`` and ``/api/2.0/sql/statements...`` (whose
+``{statement_id}`` paths become the routes ``sql/statements/get`` and ``sql/statements/cancel``): count the
+call -> bearer auth (401) -> fault ``error`` (answer without doing the work) -> hold ``before`` -> the work ->
 hold ``after`` -> fault ``lose_reply`` / ``reset`` (work done, reply lost) -> reply.
 The control API under ``/_emulator/`` needs no auth and has a Python twin on this class.
 """
@@ -22,9 +24,10 @@ import re
 from typing import Any, Callable
 
 from durable_jobs.emulators._databricks_api import DEFAULT_CONFIG, DatabricksApp
+from durable_jobs.emulators._databricks_statements import StatementsApi, normalize
 from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
 
-API_PATH = re.compile(r"^/api/(2\.[12])/(.+?)/*$")
+API_PATH = re.compile(r"^/api/(2\.[012])/(.+?)/*$")
 CONTROL_PREFIX = "/_emulator/"
 
 
@@ -50,6 +53,7 @@ class DatabricksEmulator(LoopbackEmulator):
             ("GET", "clock"): lambda body: self._clock_state(),
             ("POST", "clock"): self._post_clock,
             ("POST", "expire"): lambda body: {"expired": [self.expire(r) for r in _run_ids(body)]},
+            ("POST", "expire_statement"): lambda body: {"expired": self.expire_statement(str(body["statement_id"]))},
             ("POST", "jobs"): lambda body: {"job_id": self.seed_job(**body)},
         }
 
@@ -97,10 +101,11 @@ class DatabricksEmulator(LoopbackEmulator):
         app = self.app
         with app.lock:
             merged = {**app.config, **changes}
-            for queue in ("outcomes", "repair_outcomes"):
+            for queue in ("outcomes", "repair_outcomes", "statement_outcomes"):
                 merged[queue] = list(merged[queue])
             entries = [merged["default_outcome"], *merged["outcomes"], *merged["repair_outcomes"]]
             app.validate_plans(entries, merged)
+            StatementsApi.validate_outcomes(merged["statement_outcomes"])
             if int(merged["not_found_status"]) not in (400, 404):
                 raise ApiError(400, "INVALID_PARAMETER_VALUE", "not_found_status must be 404 or 400")
             if int(merged["tasks_page_size"]) < 1:
@@ -145,6 +150,10 @@ class DatabricksEmulator(LoopbackEmulator):
             run.expired = True
         return int(run_id)
 
+    def expire_statement(self, statement_id: str) -> str:
+        """Remove a SQL statement ("removed from the warehouse"): its GET and cancel answer 404 from now on."""
+        return self.app.statements.expire(statement_id)
+
     def seed_job(
         self, job_id: int | None = None, name: str | None = None, settings: dict[str, Any] | None = None
     ) -> int:
@@ -162,10 +171,13 @@ class DatabricksEmulator(LoopbackEmulator):
         if match is None:
             raise ApiError(404, "ENDPOINT_NOT_FOUND", f"No API found for '{request.method} {request.path}'")
         version, route = match.groups()
+        if (version == "2.0") != route.startswith("sql/"):  # Jobs under 2.1/2.2, SQL statements under 2.0
+            raise ApiError(404, "ENDPOINT_NOT_FOUND", f"No API found for '{request.method} {request.path}'")
         return self._handle_api(request, version, route)
 
     def _handle_api(self, request: Request, version: str, route: str) -> Response:
         app = self.app
+        route = normalize(route, request.params)  # sql/statements/{id}[/cancel]: the id moves to params
         with app.lock:
             app.calls[route] += 1
         method, handler = app.routes.get(route, (None, None))
@@ -183,7 +195,8 @@ class DatabricksEmulator(LoopbackEmulator):
             response = Response(200, handler(request, version))
         except ApiError as err:
             response = err.response()
-        run_id = response.body.get("run_id", request.params.get("run_id"))
+        run_id = response.body.get("run_id", response.body.get("statement_id", request.params.get(
+            "run_id", request.params.get("statement_id"))))
         held = app.holds.take(route, "after", request, run_id=run_id)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)

@@ -19,7 +19,9 @@ AWS (moto in server mode behind our fault proxy; needs moto, from the ``[testing
   fault proxy, a Batch queue and job definitions, an EMR Serverless application), with the
   Airflow connection ``aws_default`` pointing at the proxy; stopped at the module's end.
 * ``aws`` — the same environment, reset for each test (fresh moto state, no faults), with the
-  ``durable_emr_application_id`` Airflow Variable naming its EMR Serverless application.
+  ``durable_emr_application_id`` Airflow Variable naming its EMR Serverless application and
+  ``durable_emr_virtual_cluster_id`` naming its EMR on EKS virtual cluster (and ``durable_emr_cluster_id``
+  its long-running EMR cluster, named ``durable-emr-cluster``).
 
 Snowflake (the SQL API v2 emulator is standard library only; routing needs the snowflake provider):
 
@@ -85,6 +87,8 @@ def aws_server() -> Iterator[AwsTestEnv]:
 def aws(aws_server: AwsTestEnv, monkeypatch: pytest.MonkeyPatch) -> AwsTestEnv:
     aws_server.reset()
     monkeypatch.setenv("AIRFLOW_VAR_DURABLE_EMR_APPLICATION_ID", str(aws_server.application_id))
+    monkeypatch.setenv("AIRFLOW_VAR_DURABLE_EMR_VIRTUAL_CLUSTER_ID", str(aws_server.virtual_cluster_id))
+    monkeypatch.setenv("AIRFLOW_VAR_DURABLE_EMR_CLUSTER_ID", str(aws_server.emr_cluster_id))
     return aws_server
 
 

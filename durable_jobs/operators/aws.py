@@ -420,6 +420,9 @@ class AthenaOperator(_AwsDurableMixin, _athena.AthenaOperator):
 _SUBMODULE_EXPORTS: dict[str, str] = {
     "StepFunctionStartExecutionOperator": "durable_jobs.operators.aws_stepfunctions",
     "EcsRunTaskOperator": "durable_jobs.operators.aws_ecs",
+    "EmrContainerOperator": "durable_jobs.operators.aws_emr_containers",
+    "RedshiftDataOperator": "durable_jobs.operators.aws_redshift_data",
+    "EmrAddStepsOperator": "durable_jobs.operators.aws_emr_steps",
 }
 
 

@@ -1,5 +1,5 @@
-"""Drop-in durable ``DatabricksSubmitRunOperator``, ``DatabricksRunNowOperator``, ``DatabricksNotebookOperator``
-and ``DatabricksTaskOperator``.
+"""Drop-in durable ``DatabricksSubmitRunOperator``, ``DatabricksRunNowOperator``, ``DatabricksNotebookOperator``,
+``DatabricksTaskOperator`` and ``DatabricksSQLStatementsOperator``.
 
 Change one import line::
 
@@ -14,25 +14,29 @@ deferrable path; the key travels in ``idempotency_token``. A user-supplied
 genuinely failed is retried with a new run rather than handed back by Databricks.
 
 The notebook and task operators submit through ``runs/submit`` too (upstream sends no token there).
-``DatabricksSQLStatementsOperator`` has no durable version: the Statement Execution API documents no
-idempotency field, so a statement whose reply is lost, or whose worker dies before its id is stored, runs
-again on the retry — that window stays open (docs/guide/durable-operators.md says what could close it).
+``DatabricksSQLStatementsOperator`` keeps its statement id and reconnects (W3-W5 closed). The Statement
+Execution API documents no idempotency field and nothing to find a statement by, so a statement whose POST
+reply is lost, or whose worker dies after the POST and before the id is stored, runs again on the retry:
+that window (W2) stays open, and the class docstring says what to do about it.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from airflow.providers.databricks.hooks.databricks import RunState
+from airflow.providers.databricks.hooks.databricks import RunState, SQLStatementState
 from airflow.providers.databricks.operators import databricks as _official
 from airflow.providers.databricks.utils.databricks import extract_failed_task_errors, normalise_json_content
+from airflow.providers.databricks.utils.query_tags import build_query_tags, dict_to_query_tag_list
 from airflow.providers.databricks.utils.retry import validate_deferrable_databricks_retry_args
 
 from durable_jobs.exceptions import JobFailedError
 from durable_jobs.faults import cap
 from durable_jobs.hooks.base import JobPhase, JobStatus
 from durable_jobs.hooks.databricks import LIFE_CYCLE_ACTIVE, DatabricksJobClient
+from durable_jobs.hooks.databricks_sql import DatabricksStatementClient
 from durable_jobs.operators.base import DurableJobMixin
 from durable_jobs.operators.signature import with_official_signature
 
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
 XCOM_RUN_ID_KEY = _official.XCOM_RUN_ID_KEY
 XCOM_RUN_PAGE_URL_KEY = _official.XCOM_RUN_PAGE_URL_KEY
 XCOM_JOB_ID_KEY = _official.XCOM_JOB_ID_KEY
+XCOM_STATEMENT_ID_KEY = _official.XCOM_STATEMENT_ID_KEY
 
 
 class DatabricksJobRunLink(_official.DatabricksJobRunLink):
@@ -320,3 +325,116 @@ class DatabricksTaskOperator(_DatabricksTaskRunMixin, _official.DatabricksTaskOp
     """The official ``DatabricksTaskOperator`` (``runs/submit``), submitting each task run exactly once."""
 
     __init__ = with_official_signature(_official.DatabricksTaskOperator)
+
+
+class DatabricksSQLStatementsOperator(
+    DurableJobMixin, _official.DatabricksSQLStatementsOperator
+):
+    """The official ``DatabricksSQLStatementsOperator`` (``POST /api/2.0/sql/statements``), reconnecting to
+    its statement after a crash. Same arguments, template fields, XCom (``statement_id``), messages and
+    return value (None) as the official 7.23 operator.
+
+    * closed: the statement id reaches the task state store right after the POST, on both paths; a retry
+      after a crash while polling, while deferred or after success (W3-W5), or a SIGTERM, reconnects;
+    * closed: the POST is never resent inside a try (the official hook resends it on a 5xx or a reset);
+    * **open (W2)**: a worker that dies after Databricks accepted the POST and before the id was stored, or
+      a POST whose reply is lost, leaves only the intent record; the retry cannot tell whether the
+      statement ran and runs it again, with a WARNING saying so. Where a second run matters, write the
+      statement to be idempotent (``MERGE``, ``CREATE OR REPLACE``, ``INSERT OVERWRITE``).
+    """
+
+    __init__ = with_official_signature(_official.DatabricksSQLStatementsOperator)
+
+    if TYPE_CHECKING:  # what the official operator defines
+        statement_id: str | None
+
+    external_id_key = "statement_id"
+    poll_interval_argument = "polling_period_seconds"
+    #: The official trigger's event names the statement so (a task deferred by the official class resumes here).
+    official_event_id_keys: ClassVar[tuple[str, ...]] = ("statement_id",)
+    #: Part of the request as the user wrote it, besides the template fields (conn id, query_tags).
+    durable_request_fields: ClassVar[tuple[str, ...]] = (
+        "statement", "warehouse_id", "catalog", "schema", "parameters",
+    )
+
+    def make_job_client(self) -> DatabricksStatementClient:
+        return DatabricksStatementClient(
+            self.databricks_conn_id, retry_limit=self.databricks_retry_limit,
+            retry_delay=self.databricks_retry_delay, retry_args=self.databricks_retry_args,
+            caller=type(self).__name__,
+        )
+
+    def validate_for_deferral(self) -> None:
+        # the official trigger's own check, at the same moment (before defer())
+        validate_deferrable_databricks_retry_args(self.databricks_retry_args, owner=type(self).__name__)
+
+    def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
+        """The official ``execute``'s body (Airflow query tags per try); a same-key resend says what it risks."""
+        if not fresh_key:
+            self.log.warning(
+                "durable-jobs: the previous try of %s stopped after it may have sent this statement and before "
+                "its statement_id was stored. The Statement Execution API has no idempotency field and no way "
+                "to find the statement, so it runs again now: if the first one ran, it ran twice.", self.task_id,
+            )
+        json: dict[str, Any] = {
+            "statement": self.statement, "warehouse_id": self.warehouse_id, "catalog": self.catalog,
+            "schema": self.schema, "parameters": self.parameters, "wait_timeout": "0s",
+        }
+        tags = build_query_tags(context, self.query_tags, self.include_airflow_query_tags)
+        if tags:
+            json["query_tags"] = dict_to_query_tag_list(tags)
+        return json
+
+    def on_job_known(self, context: Context, job_id: Any, *, reconnected: bool) -> None:
+        """The official XCom and log line, on submit and on reconnect alike."""
+        self.statement_id = job_id
+        if self.do_xcom_push and context is not None:
+            context["ti"].xcom_push(key=XCOM_STATEMENT_ID_KEY, value=job_id)
+        if reconnected:
+            self.log.info("Reconnected to SQL Statement with statement_id: %s", job_id)
+        else:
+            self.log.info("SQL Statement submitted with statement_id: %s", job_id)
+
+    def on_poll(self, context: Context, job_id: Any, status: JobStatus) -> None:
+        if status.phase is JobPhase.UNKNOWN:
+            return
+        self.log.info("%s in run state: %s", self.task_id, status.state)
+        self.log.info("Sleeping for %s seconds.", self.polling_period_seconds)
+
+    def job_result(self, context: Context, job_id: Any) -> Any:
+        if self.deferrable:
+            self.log.info("SQL Statement with ID %s completed successfully.", job_id)
+        else:
+            self.log.info("%s completed successfully.", self.task_id)
+        return None
+
+    def failure_error(self, context: Context, job_id: Any, status: JobStatus) -> Exception:
+        """The official message first, then what a retry does."""
+        if status.phase is JobPhase.MISSING:
+            return super().failure_error(context, job_id, status)
+        code, message = status.raw.get("error_code", ""), status.raw.get("error_message", status.message)
+        if self.deferrable:
+            try:
+                state: Any = SQLStatementState(status.state, code or "", message or "")
+            except Exception:  # noqa: BLE001 - a state the hook does not know
+                state = status.state
+            error = {"error_code": code, "error_message": message} if code else {}
+            text = f"SQL Statement execution failed with terminal state: {state} and with the error {error}"
+        else:
+            text = (f"{self.task_id} failed with terminal state: {status.state} and with the error code {code} "
+                    f"and error message {message}")
+        return JobFailedError(f"{cap(text, 4000)}. A retry runs the statement again.", job_id=job_id,
+                              state=status.state)
+
+    def max_polls(self) -> int | None:
+        """The official ``timeout`` (seconds), as status checks of ``polling_period_seconds`` each."""
+        return max(1, math.ceil(float(self.timeout) / max(float(self.polling_period_seconds), 1e-3)))
+
+    def on_poll_limit(self, job_id: Any) -> None:
+        """Upstream cancels a statement that outlived ``timeout`` (no "zombie" queries), then fails."""
+        try:
+            self.job_client.cancel(job_id)
+        except Exception as err:  # noqa: BLE001 - the timeout is what must be reported
+            self.log.warning("Could not cancel SQL statement %s after the timeout: %s", job_id, cap(err, 300))
+        raise JobFailedError(f"{self.task_id} timed out after {self.timeout} seconds; statement {job_id} was "
+                             "cancelled. A retry runs the statement again.", job_id=job_id, state="TIMEOUT")

@@ -2,8 +2,27 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 #: dag_ids whose operator called defer(), appended by the compat DAGs.
 DEFERRALS: list[str] = []
+
+
+def release_after_trigger_polls(aws, operation: str, timeout: float = 60) -> threading.Thread:
+    """Hold moto's jobs where they are until a trigger (the async client) has called ``operation``, then let
+    them go on: the deferrable path is proven to poll from the triggerer, not to find the job already done."""
+    aws.moto.hold()
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout
+        while not aws.proxy.async_calls.get(operation) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        aws.moto.progress()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
 
 
 def run_dag(dag):

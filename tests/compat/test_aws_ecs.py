@@ -3,37 +3,21 @@ proxy, on whichever Airflow the compat venv runs (2.11, 3.2, 3.3)."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 pytest.importorskip("airflow.providers.amazon", reason="add amazon to COMPAT_EXTRAS")
 
 import compat_ecs_dags as dags  # noqa: E402
-from compat_support import DEFERRALS, run_dag, xcom  # noqa: E402
+from compat_support import DEFERRALS, release_after_trigger_polls, run_dag, xcom  # noqa: E402
 
 RUN, DESCRIBE = "ecs:RunTask", "ecs:DescribeTasks"
 
-
-def _release_after_trigger_polls(aws) -> threading.Thread:
-    aws.moto.hold()
-
-    def watch() -> None:
-        deadline = time.monotonic() + 60
-        while not aws.proxy.async_calls.get(DESCRIBE) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        aws.moto.progress()
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
 
 
 @pytest.mark.parametrize("dag", [dags.ecs_sync, dags.ecs_deferrable], ids=lambda d: d.dag_id)
 def test_cycle_run_wait_result(aws, dag):
     deferrable = dag is dags.ecs_deferrable
-    watcher = _release_after_trigger_polls(aws) if deferrable else None
+    watcher = release_after_trigger_polls(aws, DESCRIBE) if deferrable else None
     DEFERRALS.clear()
     state, tis = run_dag(dag)
     if watcher is not None:

@@ -38,7 +38,9 @@ def _compat_dag_modules() -> list:
 
     modules = [compat_dags]
     for name in ("compat_aws_dags", "compat_snowflake_dags", "compat_bigquery_dags", "compat_dataproc_dags",
-                 "compat_sfn_dags", "compat_ecs_dags", "compat_cloud_batch_dags"):
+                 "compat_sfn_dags", "compat_ecs_dags", "compat_cloud_batch_dags", "compat_cloud_run_dags",
+                 "compat_redshift_data_dags", "compat_emr_containers_dags",
+                 "compat_emr_steps_dags", "compat_databricks_sql_dags", "compat_sagemaker_dags"):
         try:
             modules.append(importlib.import_module(name))
         except ModuleNotFoundError as err:

@@ -26,9 +26,11 @@ from durable_jobs.hooks.aws_athena import ATHENA_STATES
 from durable_jobs.hooks.aws_base import KEY_TAG
 from durable_jobs.hooks.aws_batch import BATCH_STATES
 from durable_jobs.hooks.aws_ecs import ECS_STATES
+from durable_jobs.hooks.aws_emr_containers import EMR_CONTAINERS_STATES
 from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
 from durable_jobs.hooks.aws_glue import GLUE_STATES
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
+from durable_jobs.hooks.aws_redshift_data import REDSHIFT_DATA_STATES
 from durable_jobs.hooks.aws_stepfunctions import STEP_FUNCTIONS_STATES
 
 #: What the Airflow processes read the shared EMR Serverless application's id from (crash_dags.py).
@@ -164,6 +166,55 @@ SERVICES["ecs"] = AwsService(
     _ecs_tasks, _ecs_unknown)
 
 
+def _redshift_data_statements(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One moto for every cell: a cell's statements are the ones whose SQL names its DAG id (moto has no
+    # ListStatements: its backend, in this process, lists them; DescribeStatement reads each, as AWS would be
+    # asked); the token is the ClientToken this cell's proxy saw.
+    from moto.redshiftdata.models import redshiftdata_backends
+
+    from durable_jobs.emulators.aws_env import ACCOUNT
+
+    tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
+    statements = [s for s in list(redshiftdata_backends[ACCOUNT][REGION].statements.values())
+                  if vendor.job_name in str(s.query_string)]
+    rsd = vendor.env.client("redshift-data", direct=True)
+    return [{"id": s.id, "status": rsd.describe_statement(Id=s.id)["Status"], "token": tokens.get(s.id)}
+            for s in sorted(statements, key=lambda s: s.created_at)]
+
+
+def _redshift_data_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body["Status"] = UNKNOWN_STATE
+    return body
+
+
+SERVICES["redshift_data"] = AwsService(
+    "redshift_data", "Amazon Redshift Data API", "redshift-data:ExecuteStatement", "redshift-data:DescribeStatement",
+    ("redshift-data:CancelStatement",), REDSHIFT_DATA_STATES.active, "redshift_statement_id",
+    _redshift_data_statements, _redshift_data_unknown)
+
+
+def _emr_containers_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One virtual cluster for every cell: a cell's runs are the ones named after it (the operator's `name`);
+    # the token is the run's own clientToken (DescribeJobRun returns it).
+    emr = vendor.env.client("emr-containers", direct=True)
+    runs = [emr.describe_job_run(virtualClusterId=vendor.env.virtual_cluster_id, id=r["id"])["jobRun"]
+            for r in vendor.env.emr_container_runs() if r.get("name") == vendor.job_name]
+    return [{"id": r["id"], "status": r["state"], "token": r.get("clientToken")} for r in runs]
+
+
+def _emr_containers_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body.get("jobRun", {})["state"] = UNKNOWN_STATE
+    return body
+
+
+SERVICES["emr_containers"] = AwsService(
+    "emr_containers", "Amazon EMR on EKS", "emr-containers:StartJobRun", "emr-containers:DescribeJobRun",
+    ("emr-containers:CancelJobRun",), EMR_CONTAINERS_STATES.active, "emr_containers_job_id", _emr_containers_runs,
+    _emr_containers_unknown)
+#: What the Airflow processes read the shared EMR on EKS virtual cluster's id from (crash_dags.py).
+EMR_VIRTUAL_CLUSTER_ENV = "DJ_CRASH_EMR_VIRTUAL_CLUSTER"
+
+
 class AwsVendor:
     """One cell's view of an AWS service: its own proxy in front of the shared moto."""
 
@@ -221,13 +272,24 @@ class AwsVendor:
         self.proxy.stop()
 
 
+#: A service whose official operator polls with another call on one path: service key -> {cell-name suffix:
+#: the service as that cell sees it} (Amazon EMR steps: the official synchronous wait is DescribeStep's waiter).
+CELL_SERVICES: dict[str, dict[str, AwsService]] = {}
+
+
+def cell_service(service: str, job_name: str) -> AwsService:
+    overrides = CELL_SERVICES.get(service, {})
+    return next((s for suffix, s in overrides.items() if job_name.endswith(suffix)), SERVICES[service])
+
+
 class AwsFleet:
     """The shared moto + resources, and one ``AwsVendor`` per AWS cell."""
 
     def __init__(self, cells: dict[str, tuple[str, str]]):
         """``cells``: cell key -> (service key, job name)."""
         self.env = AwsTestEnv(consistency_seconds=1.0).start()
-        self.vendors = {key: AwsVendor(self.env, SERVICES[service], name) for key, (service, name) in cells.items()}
+        self.vendors = {key: AwsVendor(self.env, cell_service(service, name), name)
+                        for key, (service, name) in cells.items()}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
         """What the Airflow processes need: one connection per cell, credentials, the consistency window."""
@@ -235,6 +297,7 @@ class AwsFleet:
         out[CONN_ENV] = self.env.moto.airflow_conn_uri(self.env.proxy.url, REGION)
         out[CONSISTENCY_ENV] = str(self.env.consistency_seconds)
         out[EMR_APPLICATION_ENV] = str(self.env.application_id)
+        out[EMR_VIRTUAL_CLUSTER_ENV] = str(self.env.virtual_cluster_id)
         out.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                     "AWS_DEFAULT_REGION": REGION})
         return out

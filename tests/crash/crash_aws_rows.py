@@ -38,6 +38,9 @@ COMPLETE_READS["stepfunctions"] = "states:DescribeStateMachine"
 # Amazon ECS (tests/crash/crash_ecs_rows.py): a stopped task succeeded when its containers exited 0
 SUCCEEDED["ecs"] = frozenset({"STOPPED"})
 COMPLETE_READS["ecs"] = "ecs:DescribeClusters"
+# Amazon EMR on EKS (tests/crash/crash_emr_containers_rows.py)
+SUCCEEDED["emr_containers"] = frozenset({"COMPLETED"})
+COMPLETE_READS["emr_containers"] = "emr-containers:DescribeVirtualCluster"
 
 
 # ---------------------------------------------------------------------- one job in moto
@@ -64,6 +67,18 @@ def _moto_job(run: AwsCellRun, job_id: str) -> Any:
 
         return next(t for tasks in ecs_backends[ACCOUNT][REGION].tasks.values() for arn, t in tasks.items()
                     if arn == job_id)
+    if vendor == "redshift_data":  # tests/crash/crash_redshift_data_rows.py
+        from moto.redshiftdata.models import redshiftdata_backends
+
+        return redshiftdata_backends[ACCOUNT][REGION].statements[job_id]
+    if vendor == "emr_steps":  # tests/crash/crash_emr_steps_rows.py: the step in the shared cluster
+        from moto.emr.models import emr_backends
+
+        return next(s for c in emr_backends[ACCOUNT][REGION].clusters.values() for s in c.steps if s.id == job_id)
+    if vendor == "emr_containers":  # tests/crash/crash_emr_containers_rows.py
+        from moto.emrcontainers.models import emrcontainers_backends
+
+        return emrcontainers_backends[ACCOUNT][REGION].job_runs[job_id]
     raise StackError(f"{run.cell.id}: no moto lookup for {vendor} jobs")
 
 

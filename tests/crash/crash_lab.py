@@ -70,12 +70,14 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     started = time.monotonic()
     fleet = stack = aws_fleet = sf_fleet = bq_fleet = dp_fleet = None
     cb_fleet: Any = None  # issue 16: the Cloud Batch gRPC emulator (tests/crash/crash_cloud_batch.py)
+    cr_fleet: Any = None  # issue 16: the Cloud Run gRPC emulator (tests/crash/crash_cloud_run.py)
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
         # + crash_runnow.py, crash_notebook.py: Databricks emulator cells too
-        dbx = [c for c in cells if c.scenario.vendor in ("databricks", "databricks_run_now", "databricks_notebook")]
+        dbx = [c for c in cells if c.scenario.vendor in ("databricks", "databricks_run_now", "databricks_notebook",
+                                                         "databricks_sql")]  # + crash_databricks_sql.py
         aws = [c for c in cells if c.scenario.vendor in AWS_SERVICES]
         snowflake = [c for c in cells if c.scenario.vendor == "snowflake"]
         fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
@@ -104,6 +106,13 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
 
             cb_fleet = CloudBatchFleet([c.key for c in cloud_batch])
             env.update(cb_fleet.conn_env({c.conn_id: c.key for c in cloud_batch}))
+        cloud_run = [c for c in cells if c.scenario.vendor == "cloud_run"]
+        if cloud_run:  # one Cloud Run gRPC emulator, a project and a job per cell (tests/crash/crash_cloud_run.py)
+            from crash_cloud_run import CloudRunFleet
+
+            cr_fleet = CloudRunFleet([c.key for c in cloud_run],
+                                     lagged=[c.key for c in cloud_run if c.scenario.name == "CLOUD-RUN-LIST-LAG"])
+            env.update(cr_fleet.conn_env({c.conn_id: c.key for c in cloud_run}))
         # Every Airflow process imports tests/crash/vendor_route/sitecustomize.py, which routes each vendor's hook
         # whose environment variable the fleets above set (one file: only the first sitecustomize is imported).
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
@@ -122,6 +131,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         emulators.update({c.id: bq_fleet.tenants[c.key] for c in bigquery})  # type: ignore[union-attr]
         emulators.update({c.id: dp_fleet.tenants[c.key] for c in dataproc})  # type: ignore[union-attr,misc]
         emulators.update({c.id: cb_fleet.tenants[c.key] for c in cloud_batch})
+        emulators.update({c.id: cr_fleet.tenants[c.key] for c in cloud_run})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -139,6 +149,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             dp_fleet.stop()
         if cb_fleet is not None:
             cb_fleet.stop()
+        if cr_fleet is not None:
+            cr_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

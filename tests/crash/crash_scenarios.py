@@ -962,6 +962,11 @@ from crash_cloud_batch import CLOUD_BATCH_SCENARIOS, CloudBatchCellRun  # noqa: 
 if GOOGLE_ROWS:  # issue 16: Cloud Batch rows, behind the same gate as the other Google rows
     SCENARIOS.update({s.name: s for s in CLOUD_BATCH_SCENARIOS})
 
+from crash_cloud_run import CLOUD_RUN_SCENARIOS, CloudRunCellRun  # noqa: E402 - builds on crash_dataproc
+
+if GOOGLE_ROWS:  # issue 16: Cloud Run rows, behind the same gate as the other Google rows
+    SCENARIOS.update({s.name: s for s in CLOUD_RUN_SCENARIOS})
+
 # Issue 15: DatabricksRunNowOperator's rows, and W2/W5/SIGTERM/MARK-FAILED for AWS Glue and EMR Serverless.
 from crash_aws_rows import AWS_ROW_SCENARIOS  # noqa: E402 - builds on AwsCellRun above
 from crash_notebook import NOTEBOOK_SCENARIOS  # noqa: E402 - builds on the drivers above
@@ -981,6 +986,25 @@ from crash_ecs_rows import ECS_SCENARIOS  # noqa: E402 - builds on crash_aws_row
 
 SCENARIOS.update({s.name: s for s in ECS_SCENARIOS})
 
+# Issue 15: Amazon Redshift Data API rows (W2, W5, SIGTERM, MARK-FAILED; sync and deferrable).
+from crash_redshift_data_rows import REDSHIFT_DATA_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in REDSHIFT_DATA_SCENARIOS})
+
+# Issue 15: Amazon EMR on EKS rows (W2, W5, SIGTERM, MARK-FAILED; sync and deferrable).
+from crash_emr_containers_rows import EMR_CONTAINERS_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in EMR_CONTAINERS_SCENARIOS})
+
+# Issue 15: Amazon EMR steps rows (W2, W5, SIGTERM, MARK-FAILED; sync and deferrable).
+from crash_emr_steps_rows import EMR_STEPS_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in EMR_STEPS_SCENARIOS})
+
+from crash_databricks_sql import SQL_SCENARIOS, DatabricksSqlCellRun  # noqa: E402 - builds on CellRun above
+
+SCENARIOS.update({s.name: s for s in SQL_SCENARIOS})
+
 
 def all_cells() -> list[Cell]:
     return [Cell(s, op, mode) for s in SCENARIOS.values() for mode in s.drivers for op in OPERATORS
@@ -993,6 +1017,8 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     kind = BigQueryCellRun if vendor == "bigquery" else kind
     kind = DataprocCellRun if vendor in ("dataproc_jobs", "dataproc_batches") else kind
     kind = CloudBatchCellRun if vendor == "cloud_batch" else kind
+    kind = CloudRunCellRun if vendor == "cloud_run" else kind
+    kind = DatabricksSqlCellRun if vendor == "databricks_sql" else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()
     try:

@@ -59,3 +59,26 @@ CASES: tuple[Case, ...] = (
     Case("submit-auth", "401/403 on submit", SUBMIT, "VendorAuthError", jobs=0,
          policy="fails the try at once, naming the connection; nothing was submitted"),
 )
+
+#: Where a service's API cannot meet a case as written, what it must do instead, and why: (service, case key)
+#: -> Case. Each is a documented limit of the vendor's API, not a product bug; the harness stores the
+#: expectation with the cell (``expect`` / ``expect_jobs``), so the docs table shows it as what is checked.
+_NO_KEY = ("no idempotency field: not resent inside the try (a resend could run the statement twice); fails "
+           "the try saying the statement may have run — the retry runs it again (the open W2 window)")
+VENDOR_CASES: dict[tuple[str, str], Case] = {
+    ("databricks_sql", "submit-throttled"): Case(
+        "submit-throttled", "429 on submit", SUBMIT, "JobSubmitError", jobs=0,
+        policy="not resent inside the try: the reference does not say a throttled POST ran nothing; fails "
+               "the try, the retry sends it again"),
+    **{("databricks_sql", key): Case(key, title, SUBMIT, "JobSubmitError", jobs=1, policy=_NO_KEY) for key, title in (
+        ("submit-lost-reply", "5xx after the job was created"),
+        ("submit-reset", "connection reset after the job was created"),
+        ("submit-timeout", "submit reply slower than the HTTP timeout"),
+        ("submit-not-json", "a reply that is not JSON after the job was created"),
+    )},
+}
+
+
+def case_for(service: str, key: str) -> Case:
+    """The case as ``service`` must meet it (``VENDOR_CASES``, else the shared one)."""
+    return VENDOR_CASES.get((service, key)) or next(c for c in CASES if c.key == key)

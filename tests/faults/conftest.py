@@ -22,7 +22,7 @@ ROOT = HERE.parent.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from cases import CASES, POLL  # noqa: E402
+from cases import CASES, POLL, case_for  # noqa: E402
 from harness import ERROR_BUDGET, UNKNOWN_STATE_BUDGET, run_cell  # noqa: E402
 
 PATHS = ("sync", "deferrable")
@@ -31,6 +31,11 @@ VENDORS = ("databricks", "batch", "glue", "emr_serverless", "athena", "snowflake
            "dataproc_jobs", "dataproc_batches", "cloud_batch")
 VENDORS = (*VENDORS, "stepfunctions")
 VENDORS = (*VENDORS, "ecs")
+VENDORS = (*VENDORS, "emr_containers")
+VENDORS = (*VENDORS, "redshift_data")
+VENDORS = (*VENDORS, "emr_steps")  # issue 15: Amazon EMR steps (EmrAddStepsOperator)
+VENDORS = (*VENDORS, "cloud_run")  # issue 16: tests/faults/targets_cloud_run.py
+VENDORS = (*VENDORS, "databricks_sql")  # issue 15: DatabricksSqlTarget in tests/faults/targets.py
 CONCURRENCY = 16
 
 
@@ -45,17 +50,18 @@ def cells() -> list[tuple[str, str, str, str]]:
 
 
 def _targets(ids: list[tuple[str, str, str, str]]):
-    from targets import AwsTarget, DatabricksTarget, SnowflakeTarget
+    from targets import AwsTarget, DatabricksSqlTarget, DatabricksTarget, SnowflakeTarget
 
     from durable_jobs.emulators.databricks import DatabricksEmulator
 
     made, stop = {}, []
     aws_env = None
     for cell, vendor, _, _ in ids:
-        if vendor == "databricks":
+        if vendor in ("databricks", "databricks_sql"):
             emulator = DatabricksEmulator().start()
             stop.append(emulator.stop)
-            made[cell] = DatabricksTarget(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
+            kind = DatabricksTarget if vendor == "databricks" else DatabricksSqlTarget
+            made[cell] = kind(emulator, conn_id=f"dbx_{cell.replace('-', '_')}")
             continue
         if vendor == "bigquery":
             from targets_bigquery import BigQueryTarget
@@ -73,6 +79,12 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             from targets_cloud_batch import CloudBatchTarget
 
             made[cell] = CloudBatchTarget(cell)
+            stop.append(made[cell].stop)
+            continue
+        if vendor == "cloud_run":
+            from targets_cloud_run import CloudRunTarget
+
+            made[cell] = CloudRunTarget(cell)
             stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":
@@ -104,11 +116,10 @@ def fault_matrix(request: pytest.FixtureRequest) -> dict:
     os.environ["AIRFLOW__DURABLE_JOBS__UNKNOWN_STATE_BUDGET"] = str(UNKNOWN_STATE_BUDGET)
     for target in targets.values():
         os.environ.update(target.conn_env())
-    by_key = {c.key: c for c in CASES}
     try:
         with ThreadPoolExecutor(CONCURRENCY) as pool:
-            futures = {cell: pool.submit(run_cell, targets[cell], by_key[case], path, cell)
-                       for cell, _, case, path in chosen}
+            futures = {cell: pool.submit(run_cell, targets[cell], case_for(vendor, case), path, cell)
+                       for cell, vendor, case, path in chosen}
             outcomes = {cell: f.result().to_json() for cell, f in futures.items()}
     finally:
         for stop in stoppers:

@@ -13,7 +13,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cases import SUBMIT, Case
+from cases import SUBMIT, VENDOR_CASES, Case
 
 from durable_jobs.hooks.base import JobPhase
 from durable_jobs.operators.checkpoint import new_nonce
@@ -23,8 +23,10 @@ from durable_jobs.triggers.job import JobTrigger
 #: The budgets the whole fault session runs with (set in the environment by the conftest).
 #: Three 429s in a row cost ~3 s of backoff alone (1 s, then 2 s, with jitter); with 16 cells at once
 #: on 2 CPUs each call through the fault proxy can take a second more, so 4 s failed cells that
-#: recover (CI, 2026-11-30). 10 s leaves room for both and keeps the outage cells short.
-ERROR_BUDGET = 10.0
+#: recover (CI, 2026-11-30). 10 s left room for both until the suite grew to 478 cells (2026-12-01): then
+#: BigQuery's deferrable "throttled" cell saw its three 429s spread over 11 s (twice in a row; it passes in
+#: 8 s alone), so 15 s. The outage cells, which must outlast the budget, take 5 s longer each (run side by side).
+ERROR_BUDGET = 15.0
 UNKNOWN_STATE_BUDGET = 4.0
 #: How long a transient fault lasts when it is a time window (well inside the budgets).
 WINDOW = 2.0
@@ -43,6 +45,9 @@ class Outcome:
     seconds: float = 0.0
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: set only where this service meets the case differently (cases.VENDOR_CASES): what was checked
+    expect: str | None = None
+    expect_jobs: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,6 +55,8 @@ class Outcome:
 
 def run_cell(target: Any, case: Case, path: str, cell: str) -> Outcome:
     out = Outcome(cell, target.service, case.key, case.phase, path)
+    if (target.service, case.key) in VENDOR_CASES:
+        out.expect, out.expect_jobs = case.expect, case.jobs
     started = time.monotonic()
     try:
         target.reset()

@@ -118,6 +118,13 @@ def _unknown_state(service: str) -> Any:
         elif service == "ecs":
             for task in body.get("tasks", []):
                 task["lastStatus"] = "HIBERNATING"
+        elif service == "emr_containers":
+            body.get("jobRun", {})["state"] = "HIBERNATING"
+        elif service == "redshift_data":
+            body["Status"] = "HIBERNATING"
+        elif service == "emr_steps":
+            for step in body.get("Steps", []):
+                step.setdefault("Status", {})["State"] = "HIBERNATING"
         return body
     return rewrite
 
@@ -142,13 +149,19 @@ class AwsTarget:
         "athena": ("athena:StartQueryExecution", "athena:GetQueryExecution"),
         "stepfunctions": ("states:StartExecution", "states:DescribeExecution"),
         "ecs": ("ecs:RunTask", "ecs:DescribeTasks"),
+        "emr_containers": ("emr-containers:StartJobRun", "emr-containers:DescribeJobRun"),
+        "redshift_data": ("redshift-data:ExecuteStatement", "redshift-data:DescribeStatement"),
+        "emr_steps": ("elasticmapreduce:AddJobFlowSteps", "elasticmapreduce:ListSteps"),
     }
     #: what each service answers for an id it does not know (its API reference)
     MISSING = {
         "glue": dict(status=400, code="EntityNotFoundException", message="Job run not found"),
         "emr_serverless": dict(status=404, code="ResourceNotFoundException", message="Job run not found"),
+        "emr_containers": dict(status=404, code="ResourceNotFoundException", message="Job run not found"),
         "athena": dict(status=400, code="InvalidRequestException", message="QueryExecution was not found"),
         "stepfunctions": dict(status=400, code="ExecutionDoesNotExist", message="Execution Does Not Exist"),
+        "redshift_data": dict(status=400, code="ResourceNotFoundException", message="Query does not exist."),
+        "emr_steps": dict(status=400, code="InvalidRequestException", message="Cluster id 'j-X' is not valid."),
     }
     #: ECS answers an unknown task in the reply, not with an error ("API failure reasons": MISSING)
     MISSING_REWRITE = {"ecs": lambda body: {**body, "tasks": [], "failures": [
@@ -206,12 +219,30 @@ class AwsTarget:
             return aws.StepFunctionStartExecutionOperator(
                 state_machine_arn=STATE_MACHINE_ARN, state_machine_input={"cell": self.name}, waiter_delay=0.2,
                 waiter_max_attempts=1000, **common)
+        if self.service == "emr_containers":
+            from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL
+            from durable_jobs.operators.aws import EmrContainerOperator
+
+            return EmrContainerOperator(
+                name=self.name, virtual_cluster_id=self.env.virtual_cluster_id, execution_role_arn=ROLE_ARN,
+                release_label=EMR_RELEASE_LABEL, poll_interval=0.2,
+                job_driver={"sparkSubmitJobDriver": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}, **common)
         if self.service == "ecs":
             from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
             from durable_jobs.operators.aws import EcsRunTaskOperator
 
             return EcsRunTaskOperator(cluster=ECS_CLUSTER, task_definition=ECS_TASK_DEFINITION, launch_type="FARGATE",
                                       overrides={}, group=self.name, waiter_delay=0.2, **common)
+        if self.service == "emr_steps":
+            from durable_jobs.operators.aws import EmrAddStepsOperator
+
+            return EmrAddStepsOperator(job_flow_id=self.env.emr_cluster_id, wait_for_completion=True, waiter_delay=0.2,
+                                       waiter_max_attempts=1000, steps=self.request(None)["Steps"], **common)
+        if self.service == "redshift_data":
+            from durable_jobs.operators.aws import RedshiftDataOperator
+
+            return RedshiftDataOperator(cluster_identifier="durable-cluster", database="dev", db_user="airflow",
+                                        sql=f"SELECT 1 -- {self.name}", poll_interval=0.2, **common)
         return aws.AthenaOperator(query=f"SELECT 1 -- {self.name}", workgroup=ATHENA_WORKGROUP, sleep_time=0.2,
                                   **common)
 
@@ -229,11 +260,23 @@ class AwsTarget:
             from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
 
             return {"stateMachineArn": STATE_MACHINE_ARN, "input": json.dumps({"cell": self.name})}
+        if self.service == "emr_containers":
+            from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL
+
+            return {"name": self.name, "virtualClusterId": self.env.virtual_cluster_id, "executionRoleArn": ROLE_ARN,
+                    "releaseLabel": EMR_RELEASE_LABEL,
+                    "jobDriver": {"sparkSubmitJobDriver": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}}
         if self.service == "ecs":
             from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
 
             return {"cluster": ECS_CLUSTER, "taskDefinition": ECS_TASK_DEFINITION, "launchType": "FARGATE",
                     "group": self.name, "startedBy": "airflow", "overrides": {}}
+        if self.service == "emr_steps":
+            return {"JobFlowId": self.env.emr_cluster_id, "Steps": [{"Name": self.name, "ActionOnFailure": "CONTINUE",
+                    "HadoopJarStep": {"Jar": "command-runner.jar", "Args": ["spark-submit", "etl.py"]}}]}
+        if self.service == "redshift_data":
+            return {"ClusterIdentifier": "durable-cluster", "Database": "dev", "DbUser": "airflow",
+                    "Sql": f"SELECT 1 -- {self.name}"}
         return {"QueryString": f"SELECT 1 -- {self.name}", "WorkGroup": ATHENA_WORKGROUP}
 
     def start(self, client: JobClient) -> Any:
@@ -352,3 +395,42 @@ class SnowflakeTarget:
     def delete(self, job_id: Any) -> None:
         for handle in job_id:
             self.emu.forget(handle)
+
+
+class DatabricksSqlTarget(DatabricksTarget):
+    """The Databricks emulator's SQL statement endpoints (``DatabricksSQLStatementsOperator``)."""
+
+    service = "databricks_sql"
+    status_route = "sql/statements/get"
+    submit_route = "sql/statements"
+    BODY = {"statement": "SELECT 1", "warehouse_id": "faults-warehouse", "wait_timeout": "0s"}
+
+    def reset(self, running_seconds: float = 2.0) -> None:
+        self.emu.reset()
+        self.emu.configure(pending_seconds=0.1, running_seconds=running_seconds)
+
+    def operator(self, **kwargs: Any):
+        from durable_jobs.operators.databricks import DatabricksSQLStatementsOperator
+
+        return DatabricksSQLStatementsOperator(
+            task_id="faults", statement="SELECT 1", warehouse_id="faults-warehouse", databricks_conn_id=self.conn_id,
+            polling_period_seconds=0.2, databricks_retry_limit=2, databricks_retry_delay=0.05, **kwargs,
+        )
+
+    def request(self, op) -> dict[str, Any]:
+        return dict(self.BODY)
+
+    def start(self, client: JobClient) -> Any:
+        return client.submit(dict(self.BODY), client.format_key(new_nonce()))
+
+    def jobs_created(self) -> int:
+        return int(self.emu.ledger()["statements_created"])
+
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        arm_emulator(self.emu, case, self.status_route, self.submit_route, unknown={"status": {"state": "HIBERNATING"}},
+                     auth_count=1, seconds=seconds)
+
+    def delete(self, job_id: Any) -> None:
+        # "After at least 12 hours in terminal state, the statement is removed from the warehouse and further
+        # calls will receive an HTTP 404 response": the emulator's expire_statement() is that removal.
+        self.emu.expire_statement(job_id)

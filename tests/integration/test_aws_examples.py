@@ -16,6 +16,7 @@ from . import driver
 def test_example_dag_submits_one_job_and_succeeds(aws, monkeypatch, service):
     module_name, task_id, fast = EXAMPLE_TASKS[service]
     monkeypatch.setenv("AIRFLOW_VAR_EMR_SERVERLESS_APPLICATION_ID", aws.application_id)
+    monkeypatch.setenv("AIRFLOW_VAR_EMR_CONTAINERS_VIRTUAL_CLUSTER_ID", str(aws.virtual_cluster_id))
     module = driver.load(module_name, driver.EXAMPLES)
     task = module.dag.task_dict[task_id]
     assert isinstance(task, DurableJobMixin)  # mixin-first drop-in

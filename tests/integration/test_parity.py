@@ -32,6 +32,7 @@ PAIRS = [
     (durable_snowflake.SnowflakeNotebookOperator, official_snowflake.SnowflakeNotebookOperator),
     (durable.DatabricksNotebookOperator, official.DatabricksNotebookOperator),
     (durable.DatabricksTaskOperator, official.DatabricksTaskOperator),
+    (durable.DatabricksSQLStatementsOperator, official.DatabricksSQLStatementsOperator),
 ]
 OUR_EXTRA_ARGS = {"cancel_on_kill", "fresh_on_clear"}
 

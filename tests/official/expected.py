@@ -101,6 +101,14 @@ DATABRICKS_TRIGGER = Entry(
     match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*DatabricksExecutionTrigger\)",
     link=README_DIFFERENCES,
 )
+DATABRICKS_SQL_TRIGGER = Entry(
+    DELIBERATE,
+    "The test asserts the official `DatabricksSQLStatementExecutionTrigger`. Ours defers to its own `JobTrigger` "
+    "(the fault policy, a cancel on a user's kill from the triggerer) after the statement id is checkpointed; an "
+    "official trigger's event is still taken when a task deferred by the official operator resumes with ours.",
+    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*DatabricksSQLStatementExecutionTrigger\)",
+    link=README_DIFFERENCES,
+)
 DATABRICKS_REPAIR_HANDLER = Entry(
     INTERNAL,
     "The test patches `airflow.providers.databricks.operators.databricks._handle_deferrable_databricks_operator"
@@ -182,7 +190,8 @@ KILL_NOT_BY_USER = Entry(
     "cancels the job only when Airflow says a user stopped this task instance (`cancel_on_kill=\"user\"`); "
     "the official operator cancels on any kill, an eviction or a deploy included. Glue's "
     "`stop_job_run_on_kill` is superseded by `cancel_on_kill`.",
-    match=r"Expected '(cancel_run|terminate_job|batch_stop_job_run|cancel_queries)' to be called once\. Called 0 times",
+    match=r"Expected '(cancel_run|terminate_job|batch_stop_job_run|cancel_queries|cancel_sql_statement)' to be called "
+          r"once\. Called 0 times",
     link=README_DIFFERENCES,
 )
 UNREADABLE_STORE = Entry(
@@ -392,6 +401,7 @@ REASONS: tuple[Reason, ...] = (
         *_ids(
             _DBX,
             "TestDatabricksRunNowOperator::test_on_kill",
+            "TestDatabricksSQLStatementsOperator::test_on_kill",
             "TestDatabricksSubmitRunOperator::test_on_kill",
         ),
         *_ids(
@@ -447,6 +457,12 @@ REASONS: tuple[Reason, ...] = (
             _DBX,
             "TestDatabricksRunNowOperator::test_execute_task_deferred",
             "TestDatabricksSubmitRunOperator::test_execute_task_deferred",
+        ),
+    )),
+    Reason(DATABRICKS_SQL_TRIGGER, (
+        *_ids(
+            _DBX,
+            "TestDatabricksSQLStatementsOperator::test_execute_task_deferred",
         ),
     )),
     Reason(DATABRICKS_REPAIR_HANDLER, (
@@ -791,6 +807,70 @@ REASONS = (
 )
 
 
+# ---- Google Cloud Run jobs (provider 22.8.0): CloudRunExecuteJobOperator (issue 16)
+_CLOUD_RUN = "unit/google/cloud/operators/test_cloud_run.py"
+REASONS = (
+    *REASONS,
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _CLOUD_RUN,
+        "TestCloudRunExecuteJobOperator::test_execute_complete_verbose_true_forwards_container_logs",
+        "TestCloudRunExecuteJobOperator::test_execute_deferrable",
+        "TestCloudRunExecuteJobOperator::test_execute_fail_all_failed_tasks",
+        "TestCloudRunExecuteJobOperator::test_execute_fail_incomplete_failed_tasks",
+        "TestCloudRunExecuteJobOperator::test_execute_fail_incomplete_succeeded_tasks",
+        "TestCloudRunExecuteJobOperator::test_execute_fail_one_failed_task",
+        "TestCloudRunExecuteJobOperator::test_execute_overrides",
+        "TestCloudRunExecuteJobOperator::test_execute_persists_job_execution_details_link",
+        "TestCloudRunExecuteJobOperator::test_execute_success",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_false_does_not_call_logging_client",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_forwards_container_logs",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_forwards_structured_log_payload",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_logging_api_failure_warns_and_succeeds",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_with_failed_execution_still_forwards_logs",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_with_operation_exception_still_forwards_logs",
+        "TestCloudRunExecuteJobOperator::test_execute_verbose_true_with_operation_exception_waits_for_late_logs",
+        "TestCloudRunExecuteJobOperator::test_execute_with_transport",
+    )),
+)
+
+
+# ---- Amazon EMR on EKS (amazon 9.39.0): EmrContainerOperator (issue 15; docs/emulators/aws-emr-containers.md)
+_EMR_CONTAINERS = "unit/amazon/aws/operators/test_emr_containers.py"
+EMR_CONTAINERS_CLIENT = Entry(
+    INTERNAL,
+    "The test mocks `EmrContainerHook.submit_job` / `check_query_status` (or the hook's `conn`). Ours starts the "
+    "run with `StartJobRun` on a boto3 client of its own with SDK retries off (`get_client_type`: the reference "
+    "does not say a same-token resend is deduplicated, so a lost reply is looked for by `clientToken` before "
+    "any resend), which the test does not mock: botocore validates the request first and refuses the test's "
+    "role ARN `arn:aws:somerole` (16 characters; StartJobRun's minimum is 20). Past that, the token tests "
+    "would see `<client_request_token>-<key>` or the key instead of the raw token / a UUID4 per call "
+    "(deliberate: docs/emulators/aws-emr-containers.md), and the defer tests ours `JobTrigger`.",
+    match=r"Invalid length for parameter executionRoleArn, value: 16, valid min length: 20",
+)
+REASONS = (
+    *REASONS,
+    Reason(EMR_CONTAINERS_CLIENT, _ids(
+        _EMR_CONTAINERS,
+        "TestEmrContainerOperator::test_execute_generates_fresh_token_per_attempt",
+        "TestEmrContainerOperator::test_execute_honors_explicit_token_across_attempts",
+        "TestEmrContainerOperator::test_execute_with_failure",
+        "TestEmrContainerOperator::test_execute_with_polling",
+        "TestEmrContainerOperator::test_execute_with_polling_timeout",
+        "TestEmrContainerOperator::test_execute_without_failure",
+        "TestEmrContainerOperator::test_operator_defer",
+        "TestEmrContainerOperator::test_operator_defer_with_timeout",
+    )),
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _EMR_CONTAINERS,
+        "TestEmrContainerOperatorOpenLineageInjection::test_inject_both_parent_and_transport_info",
+        "TestEmrContainerOperatorOpenLineageInjection::test_inject_parent_job_info_called_when_enabled",
+        "TestEmrContainerOperatorOpenLineageInjection::test_inject_parent_job_info_not_called_when_disabled",
+        "TestEmrContainerOperatorOpenLineageInjection::test_inject_parent_job_info_preserves_existing_config",
+        "TestEmrContainerOperatorOpenLineageInjection::test_inject_transport_info_called_when_enabled",
+    )),
+)
+
+
 # ---- Amazon ECS (amazon 9.39.0): EcsRunTaskOperator (issue 15; docs/emulators/aws-ecs.md)
 _ECS = "unit/amazon/aws/operators/test_ecs.py"
 _ECS_DIFFERENCES = "docs/emulators/aws-ecs.md#differences-from-the-official-operator"
@@ -864,6 +944,73 @@ REASONS = (
 )
 
 
+
+# ---- Amazon Redshift Data API (amazon 9.39.0): RedshiftDataOperator (issue 15; docs/emulators/aws-redshift-data.md)
+_RSD = "unit/amazon/aws/operators/test_redshift_data.py"
+_RSD_DIFFERENCES = "docs/emulators/aws-redshift-data.md#differences-from-the-official-operator"
+RSD_EXECUTE_QUERY_MOCKED = Entry(
+    INTERNAL,
+    "The test patches `RedshiftDataHook.execute_query` (and leaves the hook's `conn` a MagicMock). That method "
+    "cannot send a `ClientToken`, so ours calls `ExecuteStatement` / `BatchExecuteStatement` on the client itself "
+    "(`RedshiftDataJobClient`): the patched method is never called, and the MagicMock client's reply has no `Id` "
+    "member, which ours reads as an unreadable reply (or, with the client unpatched, the call goes to the network, "
+    "refused in this suite).",
+    match=r"Expected 'execute_query' to be called once. Called 0 times|ExecuteStatement answered without 'Id'"
+          r"|Could not connect to the endpoint URL",
+)
+RSD_TOKEN = Entry(
+    DELIBERATE,
+    "The test asserts ExecuteStatement's exact arguments. Ours adds `ClientToken` (the epoch's key: a resend returns "
+    "the statement the Data API already ran), docs/emulators/aws-redshift-data.md.",
+    match=r"ClientToken='[0-9a-f]{32}'",
+    link=_RSD_DIFFERENCES,
+)
+RSD_DEFERRABLE_CHECKPOINT = Entry(
+    DELIBERATE,
+    "The test asserts that the deferrable path never reads `task_state_store` (upstream checkpoints the synchronous "
+    "path only). Ours checkpoints both paths; the test's store is a MagicMock, whose value ours refuses to take for "
+    "a record.",
+    match=r"CheckpointError: task_state_store key 'redshift_statement_id_durable' holds",
+    link=_RSD_DIFFERENCES,
+)
+RSD_KILL = Entry(
+    DELIBERATE,
+    "The test calls `on_kill()` outside any task instance and expects `CancelStatement`. Ours cancels only when a "
+    "user stopped the task (`cancel_on_kill=True` maps to the policy \"user\"); a kill Airflow cannot attribute to "
+    "a user (an eviction, a deploy) leaves the statement for the retry to reconnect to.",
+    match=r"Expected 'cancel_statement' to be called once. Called 0 times",
+    link=_RSD_DIFFERENCES,
+)
+RSD_WARNING = Entry(
+    DELIBERATE,
+    "The test expects one warning for deferrable=True with wait_for_completion=False. Ours logs upstream's and the "
+    "durable mixin's (the task succeeds when the statement is accepted, which is not success).",
+    match=r"Expected 'warning' to be called once. Called 2 times",
+    link=_RSD_DIFFERENCES,
+)
+REASONS = (
+    *REASONS,
+    Reason(RSD_EXECUTE_QUERY_MOCKED, _ids(
+        _RSD,
+        "TestRedshiftDataOperator::test_execute",
+        "TestRedshiftDataOperator::test_execute_defer",
+        "TestRedshiftDataOperator::test_execute_defer_propagates_cancel_on_kill_false",
+        "TestRedshiftDataOperator::test_execute_finished_before_defer",
+        "TestRedshiftDataOperator::test_execute_new_session",
+        "TestRedshiftDataOperator::test_execute_with_workgroup_name",
+        "TestRedshiftDataOperator::test_no_wait_for_completion",
+        "TestRedshiftDataOperatorDurable::test_durable_false_never_touches_task_state_store",
+        "TestRedshiftDataOperatorDurable::test_persists_statement_id_to_task_state_store_on_fresh_submit",
+        "TestRedshiftDataOperatorDurable::test_resubmits_when_stored_statement_in_terminal_failure",
+        "TestRedshiftDataOperatorDurable::test_resubmits_when_stored_statement_not_found",
+    )),
+    Reason(RSD_TOKEN, _ids(_RSD, "TestRedshiftDataOperator::test_return_sql_result")),
+    Reason(RSD_DEFERRABLE_CHECKPOINT, _ids(
+        _RSD, "TestRedshiftDataOperatorDurable::test_deferrable_unaffected_by_durable")),
+    Reason(RSD_KILL, _ids(_RSD, "TestRedshiftDataOperator::test_on_kill_with_query")),
+    Reason(RSD_WARNING, _ids(_RSD, "TestRedshiftDataOperator::test_init_warns_when_deferrable_has_no_effect")),
+)
+
 def table() -> dict[str, Entry]:
     """Node id (relative to the provider's ``tests`` folder) -> its entry."""
     out: dict[str, Entry] = {}
@@ -873,3 +1020,33 @@ def table() -> dict[str, Entry]:
                 raise ValueError(f"{node} is listed twice in tests/official/expected.py")
             out[node] = reason.entry
     return out
+
+
+# ---- Amazon EMR steps (amazon 9.39.0): EmrAddStepsOperator (issue 15; docs/emulators/aws-emr-steps.md)
+_EMR_STEPS = "unit/amazon/aws/operators/test_emr_add_steps.py"
+EMR_STEPS_CLIENT = Entry(
+    INTERNAL,
+    "The test mocks the hook's `conn` (or patches `EmrHook.add_job_flow_steps`). AddJobFlowSteps takes no "
+    "idempotency token, so ours sends it through a client of its own with botocore's retries off (a retried lost "
+    "reply would add every step again) and looks the steps up with ListSteps before any resend "
+    "(`EmrStepsJobClient`): the mocked client is never called and the call goes to the network, refused in this "
+    "suite.",
+    match=r"Could not connect to the endpoint URL",
+)
+REASONS = (
+    *REASONS,
+    Reason(EMR_STEPS_CLIENT, _ids(
+        _EMR_STEPS,
+        "TestEmrAddStepsOperator::test_does_not_inject_openlineage_parent_job_information[disabled]",
+        "TestEmrAddStepsOperator::test_does_not_inject_openlineage_parent_job_information[no-parent-information]",
+        "TestEmrAddStepsOperator::test_emr_add_steps_deferrable",
+        "TestEmrAddStepsOperator::test_inject_openlineage_parent_job_information",
+    )),
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _EMR_STEPS,
+        "TestEmrAddStepsOperator::test_execute_returns_step_id",
+        "TestEmrAddStepsOperator::test_init_with_cluster_name",
+        "TestEmrAddStepsOperator::test_render_template_from_file",
+        "TestEmrAddStepsOperator::test_wait_for_completion",
+    )),
+)

@@ -86,7 +86,8 @@ def test_test_classes_are_assigned_to_the_longest_official_name():
     assert sources.owner("TestDatabricksRunNowOperatorDurable", targets) is run_now
     notebook = next(t for t in targets if t.official_name == "DatabricksNotebookOperator")
     assert sources.owner("TestDatabricksNotebookOperator", targets) is notebook
-    assert sources.owner("TestDatabricksSQLStatementsOperator", targets) is None  # not replaced (yet)
+    sql = next(t for t in targets if t.official_name == "DatabricksSQLStatementsOperator")
+    assert sources.owner("TestDatabricksSQLStatementsOperator", targets) is sql
     batch = next(t for t in targets if t.official_name == "BatchOperator")
     assert sources.owner("TestBatchOperator", targets) is batch
     assert sources.owner("TestBatchCreateComputeEnvironmentOperator", targets) is None

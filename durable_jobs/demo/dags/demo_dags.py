@@ -44,3 +44,15 @@ for flavour, module in (("official", official), ("durable", durable)):
         )
     DAGS[dag_id] = dag
     globals()[dag_id] = dag
+
+# DatabricksSQLStatementsOperator (issue 15): status reads fail for a while; upstream's retry runs the SQL again.
+for flavour, module in (("official", official), ("durable", durable)):
+    dag_id = f"demo_sql_{flavour}"
+    with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
+        module.DatabricksSQLStatementsOperator(
+            task_id="nightly_etl", statement="MERGE INTO sales.daily t USING staging.daily s ON t.day = s.day "
+            "WHEN NOT MATCHED THEN INSERT *", warehouse_id="demo-warehouse", polling_period_seconds=0.2,
+            databricks_retry_limit=2, databricks_retry_delay=0.01, retries=2, retry_delay=timedelta(0),
+        )
+    DAGS[dag_id] = dag
+    globals()[dag_id] = dag

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 _MODULES = {
     "BigQueryInsertJobOperator": "bigquery",
     "CloudBatchSubmitJobOperator": "cloud_batch",
+    "CloudRunExecuteJobOperator": "cloud_run",
     "DataprocCreateBatchOperator": "dataproc",
     "DataprocSubmitJobOperator": "dataproc",
 }
@@ -22,6 +23,7 @@ _MODULES = {
 if TYPE_CHECKING:
     from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
     from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+    from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
     from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
 
 
@@ -31,5 +33,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
 
 
-__all__ = ["BigQueryInsertJobOperator", "CloudBatchSubmitJobOperator", "DataprocCreateBatchOperator",
-           "DataprocSubmitJobOperator"]
+__all__ = ["BigQueryInsertJobOperator", "CloudBatchSubmitJobOperator", "CloudRunExecuteJobOperator",
+           "DataprocCreateBatchOperator", "DataprocSubmitJobOperator"]

@@ -31,6 +31,16 @@ class ReadsOutputOnComplete:
         return super().execute_complete(context, event)
 
 
+class ReadsStatementResultOnComplete:
+    """The SQL statements twin: read the first result chunk when the trigger fires (one GET .../result/chunks/0),
+    so that W5 (deferrable) can hold, and kill, the worker inside ``execute_complete``."""
+
+    def execute_complete(self, context, event=None):
+        statement_id = (event or {}).get("statement_id") or (event or {}).get("job_id")
+        self._hook._do_api_call(("GET", f"2.0/sql/statements/{statement_id}/result/chunks/0"))
+        return super().execute_complete(context, event)
+
+
 class OursReadsOutput(ReadsOutputOnComplete, ours.DatabricksSubmitRunOperator):
     pass
 
@@ -149,6 +159,15 @@ def _aws_task(cell: dict) -> None:
     if cell["vendor"] == "ecs":  # tests/crash/crash_ecs_rows.py; the task group names the cell
         _ecs_task(cell, common)
         return
+    if cell["vendor"] == "emr_containers":  # tests/crash/crash_emr_containers_rows.py; the run names the cell
+        _emr_containers_task(cell, common)
+        return
+    if cell["vendor"] == "emr_steps":  # tests/crash/crash_emr_steps_rows.py; the step's name is the cell
+        _emr_steps_task(cell, common)
+        return
+    if cell["vendor"] == "redshift_data":  # tests/crash/crash_redshift_data_rows.py; the SQL names the cell
+        _redshift_data_task(cell, common)
+        return
     op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
     op(job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def", poll_interval=1,
        max_retries=600, **common)
@@ -209,6 +228,29 @@ def _ecs_task(cell: dict, common: dict) -> None:
         op = type(op.__name__, (EcsReadsOnComplete, op), {"__module__": __name__})
     op(cluster="durable-cluster", task_definition="durable-task", launch_type="FARGATE", overrides={},
        group=cell["dag_id"], waiter_delay=1, waiter_max_attempts=600, **common)
+
+
+class RedshiftDataReadsOnComplete:
+    """One ``GetStatementResult`` the worker makes inside ``execute_complete`` (W5, Redshift Data, deferrable): the
+    trigger never calls it, so the cell can hold it (tests/crash/crash_redshift_data_rows.py)."""
+
+    def execute_complete(self, context, event=None):
+        statement_id = (event or {}).get("statement_id") or (event or {}).get("job_id")
+        self.hook.conn.get_statement_result(Id=statement_id)
+        return super().execute_complete(context, event)
+
+
+def _redshift_data_task(cell: dict, common: dict) -> None:
+    """Amazon Redshift Data API: ours or the official ``RedshiftDataOperator``; the SQL names the cell."""
+    from airflow.providers.amazon.aws.operators import redshift_data as official_rsd
+
+    from durable_jobs.operators.aws import RedshiftDataOperator
+
+    op = RedshiftDataOperator if cell["operator"] == "ours" else official_rsd.RedshiftDataOperator
+    if cell.get("reads_output"):
+        op = type(op.__name__, (RedshiftDataReadsOnComplete, op), {"__module__": __name__})
+    op(cluster_identifier="durable-cluster", database="dev", db_user="airflow",
+       sql=f"SELECT '{cell['dag_id']}' AS cell", poll_interval=1, **common)
 
 
 def _snowflake_task(cell: dict) -> None:
@@ -282,6 +324,54 @@ def _dataproc_batch_task(cell: dict) -> None:
     op(**kwargs)
 
 
+class EmrContainersReadsOnComplete:
+    """One ``DescribeVirtualCluster`` the worker makes inside ``execute_complete`` (W5, EMR on EKS, deferrable):
+    the trigger never calls it, so the cell can hold it (tests/crash/crash_emr_containers_rows.py)."""
+
+    def execute_complete(self, context, event=None):
+        self.hook.conn.describe_virtual_cluster(id=self.virtual_cluster_id)
+        return super().execute_complete(context, event)
+
+
+class EmrStepsReadsOnComplete:
+    """One ``DescribeCluster`` the worker makes inside ``execute_complete`` (W5, EMR steps, deferrable): the trigger
+    never calls it, so the cell can hold it (tests/crash/crash_emr_steps_rows.py)."""
+
+    def execute_complete(self, context, event=None):
+        self.hook.conn.describe_cluster(ClusterId=context["ti"].xcom_pull(task_ids=self.task_id, key="job_flow_id"))
+        return super().execute_complete(context, event)
+
+
+def _emr_steps_task(cell: dict, common: dict) -> None:
+    """Amazon EMR steps: ours or the official ``EmrAddStepsOperator``, one step named after the cell on the shared
+    long-running cluster (found by name, as ``job_flow_name`` does)."""
+    from airflow.providers.amazon.aws.operators import emr as official_emr
+
+    from durable_jobs.operators.aws import EmrAddStepsOperator
+
+    op = EmrAddStepsOperator if cell["operator"] == "ours" else official_emr.EmrAddStepsOperator
+    if cell.get("reads_output"):
+        op = type(op.__name__, (EmrStepsReadsOnComplete, op), {"__module__": __name__})
+    op(job_flow_name="durable-emr-cluster", cluster_states=["WAITING", "RUNNING"], wait_for_completion=True,
+       steps=[{"Name": cell["dag_id"], "ActionOnFailure": "CONTINUE",
+               "HadoopJarStep": {"Jar": "command-runner.jar", "Args": ["spark-submit", SCRIPT]}}],
+       waiter_delay=1, waiter_max_attempts=600, **common)
+
+
+def _emr_containers_task(cell: dict, common: dict) -> None:
+    """Amazon EMR on EKS: ours or the official ``EmrContainerOperator``; the run's ``name`` is the cell."""
+    from airflow.providers.amazon.aws.operators import emr as official_emr
+
+    from durable_jobs.operators.aws import EmrContainerOperator
+
+    op = EmrContainerOperator if cell["operator"] == "ours" else official_emr.EmrContainerOperator
+    if cell.get("reads_output"):
+        op = type(op.__name__, (EmrContainersReadsOnComplete, op), {"__module__": __name__})
+    op(name=cell["dag_id"], virtual_cluster_id=os.environ.get("DJ_CRASH_EMR_VIRTUAL_CLUSTER", ""),
+       execution_role_arn=ROLE_ARN, release_label="emr-7.0.0-latest",
+       job_driver={"sparkSubmitJobDriver": {"entryPoint": SCRIPT}}, poll_interval=1, **common)
+
+
 def _cloud_batch_task(cell: dict) -> None:
     """The cell's Cloud Batch job, ours or the official one, on its own connection (its own project), under a
     fixed ``job_name`` as a user's would be (tests/crash/crash_cloud_batch.py)."""
@@ -295,6 +385,25 @@ def _cloud_batch_task(cell: dict) -> None:
     kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], region="europe-west1", project_id=project,
                   job_name="crash-cell", polling_period_seconds=1,
                   job={"task_groups": [{"task_spec": {"runnables": [{"script": {"text": f"echo {cell['dag_id']}"}}]}}]},
+                  deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
+def _cloud_run_task(cell: dict) -> None:
+    """The cell's Cloud Run execution, ours or the official one, on its own connection (its own project, whose
+    job ``crash-cell`` the fleet defined; tests/crash/crash_cloud_run.py)."""
+    from airflow.providers.google.cloud.operators import cloud_run as official_cloud_run
+
+    from durable_jobs.operators.google import cloud_run as ours_cloud_run
+
+    ours = cell["operator"] == "ours"
+    op = ours_cloud_run.CloudRunExecuteJobOperator if ours else official_cloud_run.CloudRunExecuteJobOperator
+    project = "crash-" + cell["dag_id"].removeprefix("crash__").lower().replace("_", "-")
+    kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], region="europe-west1", project_id=project,
+                  job_name="crash-cell", polling_period_seconds=1,
+                  overrides={"container_overrides": [{"env": [{"name": "CELL", "value": cell["dag_id"]}]}]},
                   deferrable=cell["mode"] == "deferrable", **_task_args(cell))
     if ours and "cancel_on_kill" in cell:
         kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
@@ -328,7 +437,8 @@ for cell in _cells():
         max_active_runs=1, tags=["durable-jobs-crash"],
     ) as dag:
         if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena",
-                                  "stepfunctions", "ecs"):  # tests/crash/crash_aws.py SERVICES
+                                  "stepfunctions", "ecs", "redshift_data",
+                                  "emr_containers", "emr_steps"):  # crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
@@ -342,6 +452,10 @@ for cell in _cells():
             continue
         if cell.get("vendor") == "cloud_batch":  # tests/crash/crash_cloud_batch.py
             _cloud_batch_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "cloud_run":  # tests/crash/crash_cloud_run.py
+            _cloud_run_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
         if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py
@@ -358,6 +472,20 @@ for cell in _cells():
                           polling_period_seconds=0.5, databricks_retry_limit=3, databricks_retry_delay=0.5,
                           deferrable=cell["mode"] == "deferrable", **_task_args(cell))
             if ours_nb:
+                kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
+            op(**kwargs)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") == "databricks_sql":  # tests/crash/crash_databricks_sql.py
+            ours_sql = cell["operator"] == "ours"
+            op = ours.DatabricksSQLStatementsOperator if ours_sql else official.DatabricksSQLStatementsOperator
+            if cell.get("reads_output"):
+                op = type(op.__name__, (ReadsStatementResultOnComplete, op), {"__module__": __name__})
+            kwargs = dict(task_id="submit", statement="MERGE INTO crash.t USING crash.s ON t.k = s.k "
+                          "WHEN NOT MATCHED THEN INSERT *", warehouse_id="crash-warehouse",
+                          databricks_conn_id=cell["conn_id"], polling_period_seconds=0.5, databricks_retry_limit=3,
+                          databricks_retry_delay=0.5, deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+            if ours_sql:
                 kwargs["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
             op(**kwargs)
             globals()[cell["dag_id"]] = dag

@@ -89,6 +89,20 @@ def _route_cloud_batch() -> None:
 if os.environ.get("DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS"):
     sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.cloud_batch", _route_cloud_batch))
 
+
+# --------------------------------------------------------------------------------------------- Cloud Run
+# CloudRunHook / CloudRunAsyncHook build their JobsClients over TLS to run.googleapis.com in get_conn: both get_conn
+# methods are replaced by the same clients over an insecure channel to the emulator, once the hook module is
+# imported (durable_jobs.emulators.cloud_run.route_from_env); ours' ExecutionsClient shares that channel.
+def _route_cloud_run() -> None:
+    from durable_jobs.emulators.cloud_run import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("DURABLE_JOBS_CLOUD_RUN_EMULATOR_ADDRESS"):
+    sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.cloud_run", _route_cloud_run))
+
 # ------------------------------------------------------------------------------------- warm forked children
 # LocalExecutor forks every task from the scheduler's worker processes, and the triggerer forks its trigger
 # runner: what the parent has imported, the child has for free. Without this each task re-imports its vendor's

@@ -76,4 +76,9 @@ class TaskInstanceWrapper:
         return task
 
 
-__all__ = ["TaskInstanceWrapper", "create_task_instance", "get_template_context"]
+def render_template_fields(ti: TaskInstance, task: BaseOperator) -> None:
+    """Render ``task``'s template fields in place from ``ti``'s context, as the task runner does before execute."""
+    task.render_template_fields(get_template_context(ti, task))
+
+
+__all__ = ["TaskInstanceWrapper", "create_task_instance", "get_template_context", "render_template_fields"]

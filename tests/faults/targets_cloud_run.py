@@ -1,0 +1,97 @@
+"""The fault suite's Cloud Run target: one shared gRPC emulator, one project per cell (its own Cloud Run job).
+
+The hooks reach the emulator through ``get_conn``, which ``route_hooks`` replaces for the whole process; the cells
+run concurrently here, so they share one emulator, each with its own project, and arm their faults for that
+project only. The gRPC translations of the HTTP cases are the Dataproc target's (``targets_dataproc``): the status
+call is ``GetExecution``, the submit ``RunJob``. The operator has no per-call timeout argument
+(``timeout_seconds`` bounds the whole wait): the client's call deadline is set to the suite's ``TIMEOUT`` on the
+client the operator built. ``RunJob`` goes through the official hook's ``execute_job``, which takes no deadline: a
+slow submit is waited for. The listing window (``consistency_seconds``) is 1 s here: these cells test the fault
+policy, and the emulator lists a new execution at once; the window itself is the crash row CLOUD-RUN-LIST-LAG's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+from targets import TIMEOUT
+from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
+
+from durable_jobs.emulators.cloud_run import REGION, CloudRunEmulator, route_hooks
+from durable_jobs.hooks.base import JobClient
+from durable_jobs.operators.checkpoint import new_nonce
+
+_LOCK = threading.Lock()
+_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
+JOB = "faults"
+OVERRIDES = {"container_overrides": [{"env": [{"name": "EMULATOR_SECONDS", "value": "2"}]}]}
+WINDOW = 1.0
+
+
+def _acquire() -> CloudRunEmulator:
+    with _LOCK:
+        if _SHARED["emulator"] is None:
+            emulator = CloudRunEmulator(run_seconds=2.0).start()
+            stack = contextlib.ExitStack()
+            stack.enter_context(route_hooks(emulator.address))
+            _SHARED.update(emulator=emulator, stack=stack)
+        _SHARED["users"] += 1
+        return _SHARED["emulator"]
+
+
+def _release() -> None:
+    with _LOCK:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
+            _SHARED["stack"].close()
+            _SHARED["emulator"].stop()
+            _SHARED.update(emulator=None, stack=None)
+
+
+class CloudRunTarget(DataprocJobsTarget):
+    service = "cloud_run"
+
+    def __init__(self, cell: str):
+        self.cell = cell
+        self.conn_id = f"cr_{cell.replace('-', '_')}"
+        self.project = f"faults-{cell}"
+        self.emu = _acquire()  # type: ignore[assignment]
+        self.emu.add_job(JOB, project=self.project, region=REGION)  # type: ignore[attr-defined]
+        self._methods = ("GetExecution", "RunJob")
+
+    def stop(self) -> None:
+        _release()
+
+    def operator(self, **kwargs: Any):
+        from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+
+        op = CloudRunExecuteJobOperator(task_id="faults", job_name=JOB, overrides=OVERRIDES, region=REGION,
+                                        project_id=self.project, gcp_conn_id=self.conn_id,
+                                        polling_period_seconds=0.2, **kwargs)
+        op.job_client.timeout = TIMEOUT  # type: ignore[attr-defined]  # the per-call deadline (serialised too)
+        op.job_client.consistency_seconds = WINDOW  # type: ignore[attr-defined]
+        return op
+
+    def request(self, op) -> dict[str, Any]:
+        return {"overrides": OVERRIDES}
+
+    def start(self, client: JobClient) -> Any:
+        timeout = client.timeout  # type: ignore[attr-defined]
+        client.timeout = SETUP_TIMEOUT  # type: ignore[attr-defined]
+        try:
+            return client.submit(self.request(None), client.format_key(new_nonce()))
+        finally:
+            client.timeout = timeout  # type: ignore[attr-defined]
+
+    def jobs_created(self) -> int:
+        return sum(1 for e in self.emu.ledger()
+                   if e["op"] == "RunJob" and e["created"] and e["project"] == self.project)
+
+    def arm(self, case: str, *, seconds: float = 2.0) -> None:
+        self._methods = ("GetExecution", "RunJob")
+        super().arm(case, seconds=seconds)
+
+    def delete(self, job_id: Any) -> None:
+        self.emu.forget("execution", str(job_id).rsplit("/", 1)[-1])

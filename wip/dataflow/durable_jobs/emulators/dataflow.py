@@ -1,0 +1,224 @@
+"""A loopback fake of Dataflow's REST API v1b3 (templates, flex templates and jobs) for the official
+``DataflowHook``, whose discovery-built client talks to it unchanged.
+
+Contract (every rule, quoted from Google where Google documents it): ``docs/emulators/dataflow.md``.
+
+Usage::
+
+    with DataflowEmulator() as emu, emu.routed():          # DataflowHook.get_conn now reaches 127.0.0.1
+        os.environ.update(emu.airflow_conn_env())          # AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT: is_anonymous
+        DataflowHook().launch_job_with_template(job_name="wc", variables={}, parameters={},
+                                                dataflow_template="gs://t/wc", project_id="emulator-project")
+        assert emu.ledger()["created"] == 1
+
+Where the hook sends its requests: ``DataflowHook.get_conn`` (google 22.8) is ``googleapiclient.discovery.build(
+"dataflow", "v1b3", http=<authorized>, cache_discovery=False, client_options=self.get_client_options())``, and
+``get_client_options()`` passes no endpoint (only ``GOOGLE_CLOUD_UNIVERSE_DOMAIN``, which changes the domain,
+never the scheme or port). The discovery document is the one bundled with google-api-python-client (no network
+call). :meth:`routed` (and :func:`route_hooks`) replace that one method by the same ``build`` call with
+``client_options={"api_endpoint": "http://127.0.0.1:<port>/"}``: the documented way to point a discovery client
+elsewhere, and the least invasive one (the rest of the request - paths, query, body, the authorized http with
+the connection's credentials, ``num_retries`` - is the hook's own). Credentials: the connection extra
+``is_anonymous`` gives ``AnonymousCredentials``. Nothing leaves 127.0.0.1.
+
+Not emulated: the gRPC ``JobsV1Beta3`` service that ``AsyncDataflowHook`` (the official ``TemplateJobStartTrigger``)
+reaches. The durable trigger does not use it (``durable_jobs.hooks.google_dataflow``: the REST client in a
+thread), so the official operator's deferrable path is not exercised against this emulator.
+
+Request pipeline (the BigQuery emulator's): count -> fault ``error`` -> hold ``before`` -> the work -> hold
+``after`` -> after-work fault (``lose_reply``, ``reset``, ``garbage``, ``slow``, ``rewrite``). Routes:
+``templates/launch``, ``flexTemplates/launch``, ``jobs/get``, ``jobs/list``, ``jobs/update``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from durable_jobs.emulators._dataflow_model import DEFAULT_CONFIG, DataflowModel
+from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
+
+PROJECT = "emulator-project"
+REGION = "us-central1"
+#: The environment variable :func:`route_from_env` reads (``http://127.0.0.1:<port>``).
+ROUTE_ENV = "DURABLE_JOBS_DATAFLOW_EMULATOR_URL"
+API_PATH = re.compile(r"^/v1b3/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
+                      r"(?:(?P<launch>templates|flexTemplates):launch|jobs(?:/(?P<job>[^/]+))?)/*$")
+_STATUS_NAMES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 503: "UNAVAILABLE"}
+
+
+class DataflowEmulator(LoopbackEmulator):
+    """Dataflow v1b3 fake on ``host:port`` (port 0 picks a free one)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, project: str = PROJECT):
+        super().__init__(host, port)
+        self.project = project
+        self.app = DataflowModel()
+
+    # -- routing and the Airflow connection ----------------------------------------------------
+    @contextlib.contextmanager
+    def routed(self) -> Iterator[DataflowEmulator]:
+        with route_hooks(self.url):
+            yield self
+
+    def connection_dict(self) -> dict[str, Any]:
+        return {"conn_type": "google_cloud_platform",
+                "extra": json.dumps({"is_anonymous": True, "project": self.project})}
+
+    def airflow_conn_env(self, conn_id: str = "google_cloud_default") -> dict[str, str]:
+        return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps(self.connection_dict()), ROUTE_ENV: self.url}
+
+    # -- test controls ---------------------------------------------------------------------------
+    def ledger(self) -> dict[str, Any]:
+        return self.app.ledger()
+
+    def created(self) -> int:
+        return int(self.ledger()["created"])
+
+    def reset(self) -> None:
+        self.app.reset()
+
+    def configure(self, **changes: Any) -> dict[str, Any]:
+        unknown = sorted(set(changes) - set(DEFAULT_CONFIG))
+        if unknown:
+            raise ApiError(400, "invalid", f"unknown config key(s) {unknown}")
+        with self.app.lock:
+            self.app.config.update(changes)
+            if "speed" in changes:
+                self.app.clock.set_speed(float(changes["speed"]))
+            return dict(self.app.config)
+
+    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
+        self.app.faults.add({"path": path, "status": status, **rule})
+        return {"faults": self.app.faults.describe()}
+
+    def clear_faults(self) -> None:
+        self.app.faults.clear()
+
+    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
+        return self.app.holds.arm({"path": path, "phase": phase, **rule})
+
+    def holds(self) -> dict[str, Any]:
+        return self.app.holds.describe()
+
+    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
+        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
+
+    def finish(self, job_id: str) -> None:
+        """End a batch job now (its state is ``JOB_STATE_DONE`` or ``_FAILED`` on the next read)."""
+        with self.app.lock:
+            job = self.app.jobs[job_id]
+            now = self.app.clock.now()
+            job.pending_until, job.done_at = min(job.pending_until, now), min(job.done_at, now)
+
+    def set_state(self, job_id: str, state: str | None) -> None:
+        """Force a job's state (None: back to its clock)."""
+        with self.app.lock:
+            self.app.jobs[job_id].forced = state
+
+    def forget(self, job_id: str) -> None:
+        """Drop a job (its ``jobs.get`` then answers 404)."""
+        with self.app.lock:
+            self.app.jobs.pop(job_id, None)
+
+    # -- HTTP dispatch ---------------------------------------------------------------------------
+    def handle(self, request: Request) -> Response:
+        match = API_PATH.match(request.path)
+        if match is None:
+            return _gerror(ApiError(404, "notFound", f"No API found for '{request.method} {request.path}'"))
+        launch, job_id = match.group("launch"), match.group("job")
+        if launch and request.method == "POST":
+            route = f"{launch}/launch"
+        else:
+            route = {(False, "GET"): "jobs/list", (True, "GET"): "jobs/get",
+                     (True, "PUT"): "jobs/update"}.get((job_id is not None, request.method), "")
+        if not route:
+            return _gerror(ApiError(405, "methodNotAllowed", f"{request.method} is not allowed on {request.path}"))
+        return self._serve(request, route, match.group("project"), match.group("location"), job_id)
+
+    def _work(self, request: Request, route: str, project: str, location: str, job_id: str | None) -> Response:
+        app = self.app
+        body = request.body if isinstance(request.body, dict) else {}
+        if route.endswith("/launch"):
+            return Response(200, app.launch(project, location, route.split("/")[0], body,
+                                            str(request.params.get("gcsPath") or "")))
+        if route == "jobs/list":
+            return Response(200, app.list(project, location, request.params))
+        if route == "jobs/get":
+            return Response(200, app.get(project, location, str(job_id)))
+        return Response(200, app.update(project, location, str(job_id), body))
+
+    def _serve(self, request: Request, route: str, project: str, location: str, job_id: str | None) -> Response:
+        app = self.app
+        with app.lock:
+            app.calls[route] += 1
+        fault = app.faults.take(route, request.method)
+        if fault is not None and fault.mode == "error":
+            return _gerror(fault.error())
+        held = app.holds.take(route, "before", request)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        try:
+            response = self._work(request, route, project, location, job_id)
+        except ApiError as err:
+            response = _gerror(err)
+        held = app.holds.take(route, "after", request)
+        if held is not None and app.holds.wait(held) == "abandon":
+            return Response(drop=True)
+        if fault is not None:
+            action, out = fault.apply_after_work(response.body)
+            if action == "drop":
+                return Response(drop=True)
+            if action == "error":
+                return _gerror(fault.error())
+            if action == "garbage":
+                return Response(200, raw=out, headers={"Content-Type": "text/html"})
+            response = Response(response.status, out, response.headers)
+        return response
+
+
+def _gerror(err: ApiError) -> Response:
+    """Google's JSON error body (``{"error": {"code", "message", "errors": [{"reason"}], "status"}}``)."""
+    body = {"error": {"code": err.status, "message": err.message,
+                      "errors": [{"message": err.message, "domain": "global", "reason": err.error_code}],
+                      "status": _STATUS_NAMES.get(err.status, "UNKNOWN")}}
+    return Response(err.status, body, dict(err.headers))
+
+
+# -------------------------------------------------------------------- routing the official hook
+@contextlib.contextmanager
+def route_hooks(url: str) -> Iterator[None]:
+    """``DataflowHook.get_conn`` builds its discovery client against ``url`` while the block runs."""
+    saved = _install(url)
+    try:
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
+def route_from_env() -> None:
+    """Route for the whole process when ``DURABLE_JOBS_DATAFLOW_EMULATOR_URL`` is set (crash stack)."""
+    url = os.environ.get(ROUTE_ENV)
+    if url:
+        _install(url)
+
+
+def _install(url: str) -> list[tuple[Any, str, Any]]:
+    from airflow.providers.google.cloud.hooks import dataflow as hooks
+
+    endpoint = url.rstrip("/") + "/"
+
+    def get_conn(self: Any) -> Any:
+        # the hook's own call, with the endpoint its get_client_options() cannot carry
+        return hooks.build("dataflow", "v1b3", http=self._authorize(), cache_discovery=False,
+                           client_options={"api_endpoint": endpoint})
+
+    saved = [(hooks.DataflowHook, "get_conn", vars(hooks.DataflowHook)["get_conn"])]
+    hooks.DataflowHook.get_conn = get_conn  # type: ignore[method-assign]
+    return saved

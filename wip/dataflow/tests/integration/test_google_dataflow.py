@@ -1,0 +1,220 @@
+"""Dataflow end to end: Airflow runs the DAGs, the official ``DataflowHook`` (its discovery-built REST client)
+talks over loopback HTTP to the emulator, whose ledger records every launch.
+
+The official Dataflow hook imports apache-airflow-providers-apache-beam; without it these tests are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("airflow.providers.apache.beam.hooks.beam",
+                    reason="the official Dataflow hook needs apache-airflow-providers-apache-beam")
+
+from durable_jobs.emulators.dataflow import PROJECT, REGION, DataflowEmulator  # noqa: E402
+from durable_jobs.hooks.base import JobPhase  # noqa: E402
+from durable_jobs.hooks.google_dataflow import DataflowJobClient, job_name  # noqa: E402
+
+from . import driver, store  # noqa: E402
+
+RECORD = "dataflow_job_id_durable"
+NONCE = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def df(monkeypatch):
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "5")
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__DATAFLOW_LIST_CONSISTENCY_SECONDS", "1")
+    emulator = DataflowEmulator().start()
+    try:
+        for name, value in emulator.airflow_conn_env().items():
+            monkeypatch.setenv(name, value)
+        with emulator.routed():
+            yield emulator
+    finally:
+        emulator.stop()
+    assert emulator.server_errors == []
+
+
+@pytest.fixture(scope="module")
+def dags():
+    return driver.load("dataflow_scenarios")
+
+
+def xcoms(dr, task_id: str = "run") -> dict:
+    from airflow import settings
+    from airflow.models.xcom import XComModel
+
+    with settings.Session() as session:
+        rows = session.query(XComModel).filter_by(dag_id=dr.dag_id, run_id=dr.run_id, task_id=task_id).all()
+        return {row.key: XComModel.deserialize_value(row) for row in rows}
+
+
+def states(df) -> list[str]:
+    return [j["state"] for j in df.ledger()["jobs"].values()]
+
+
+@pytest.mark.parametrize("dag_name", ["df_sync", "df_deferrable"])
+def test_the_job_name_carries_the_key_and_a_lost_reply_launches_once(df, dags, dag_name):
+    """The launch went through, its reply was lost: the resend answers 409 and the job is re-attached."""
+    df.add_fault("templates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 1)
+    record = store.get(dr, RECORD)
+    [job] = df.ledger()["jobs"].values()
+    assert df.created() == 1 and job["name"] == f"wordcount-{dr.logical_date:%Y%m%d}-{record['nonce']}"
+    assert job["state"] == "JOB_STATE_DONE"
+    out = xcoms(dr)
+    assert out["return_value"] == out["job_id"] == record["id"]  # upstream's return value: the job id
+    # the official DataflowJobLink.persist (Airflow 3: the formatted console URL)
+    assert f"/dataflow/jobs/{REGION}/{record['id']}?project={PROJECT}" in out["dataflow_job_config"]
+
+
+def test_the_official_operator_with_a_fixed_name_fails_its_retry(df, dags):
+    """What ours fixes: upstream's retry after a lost reply meets the active job of the same name (409)."""
+    df.configure(run_seconds=30)
+    df.add_fault("templates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(dags.df_official_fixed)
+
+    assert driver.task_result(dr, "run").state == "failed"
+    assert df.created() == 1 and len(df.ledger()["launches"]) >= 3
+
+
+def test_a_fixed_name_reattaches_instead(df, dags):
+    df.add_fault("templates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(dags.df_fixed_name)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert df.created() == 1 and [j["name"] for j in df.ledger()["jobs"].values()] == [
+        f"wordcount-{dr.logical_date:%Y%m%d}"]
+
+
+@pytest.mark.parametrize("dag_name", ["df_fails", "df_fails_deferrable"])
+def test_a_failed_job_is_retried_as_a_new_job(df, dags, dag_name, capfd):
+    dr = driver.run(getattr(dags, dag_name))
+
+    assert (driver.task_result(dr, "run").state, driver.task_result(dr, "run").try_number) == ("failed", 2)
+    assert df.created() == 2 and states(df) == ["JOB_STATE_FAILED"] * 2
+    names = [j["name"] for j in df.ledger()["jobs"].values()]
+    assert len(set(names)) == 2  # a new epoch, a new name
+    out = capfd.readouterr()
+    assert "JOB_STATE_FAILED" in out.out + out.err or "has failed its execution" in out.out + out.err
+
+
+def test_a_streaming_job_succeeds_when_running_as_upstream(df, dags):
+    """Synchronous, default expected state: a streaming job succeeds once RUNNING and is left running."""
+    dr = driver.run(dags.df_streaming)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert states(df) == ["JOB_STATE_RUNNING"]
+
+
+def test_wait_until_finished_false_returns_after_the_launch(df, dags):
+    df.configure(run_seconds=30)
+
+    dr = driver.run(dags.df_no_wait)
+
+    assert driver.task_result(dr, "run").state == "success"
+    assert df.created() == 1 and states(df)[0] in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING")
+
+
+@pytest.mark.parametrize("dag_name", ["df_flex", "df_flex_deferrable"])
+def test_flex_returns_the_job_dict(df, dags, dag_name):
+    df.add_fault("flexTemplates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(getattr(dags, dag_name))
+
+    assert driver.task_result(dr, "run").state == "success"
+    record = store.get(dr, RECORD)
+    returned = xcoms(dr)["return_value"]
+    assert df.created() == 1 and returned["id"] == record["id"] and returned["currentState"] == "JOB_STATE_DONE"
+    assert returned["name"] == f"flexjob-{record['nonce']}"
+
+
+def test_find_lists_by_name_and_takes_an_ended_job(df):
+    """After a crash: the active job of the key's name, else the newest ended one (the name carries a nonce)."""
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=0)
+    key = client.format_key(NONCE, "nightly")
+    assert client.find(key) is None
+    ident = client.submit({"template": "gs://t/x"}, key)
+    assert client.find(key) == ident and client.status(ident).phase is JobPhase.ACTIVE
+    assert asyncio.run(client.astatus(ident)).phase is JobPhase.ACTIVE
+    df.finish(ident)
+    assert client.find(key) == ident and client.status(ident).phase is JobPhase.SUCCEEDED
+    fixed = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=0, append_job_name=False)
+    assert fixed.find(key) is None  # a reused fixed name: an ended job is never adopted
+
+
+def test_find_waits_out_the_listing_lag(df):
+    df.configure(list_lag=0.5)
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=2)
+    key = client.format_key(NONCE, "lagged")
+    ident = client.submit({"template": "gs://t/x"}, key)
+    assert client.find(key) == ident and df.app.calls["jobs/list"] >= 2
+
+
+def test_cancel_drains_a_streaming_job_with_drain_pipeline(df):
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, drain_pipeline=True, poll_sleep=0.05,
+                               cancel_timeout=5)
+    ident = client.submit({"template": "gs://t/x", "parameters": {"streaming": "true"}}, job_name(NONCE, "s"))
+    client.cancel(ident)
+    assert states(df) == ["JOB_STATE_DRAINED"]
+    batch = DataflowJobClient(location=REGION, project_id=PROJECT, drain_pipeline=True, cancel_timeout=None)
+    other = batch.submit({"template": "gs://t/x"}, job_name(NONCE, "b"))
+    asyncio.run(batch.acancel(other))  # the triggerer's cancel: requested, not waited for
+    assert df.ledger()["jobs"][other]["state"] in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+
+
+def test_the_surface_is_the_official_one():
+    import inspect
+
+    from airflow.providers.google.cloud.operators import dataflow as official
+
+    from durable_jobs.operators.google import dataflow as ours
+
+    for name in ("DataflowTemplatedJobStartOperator", "DataflowStartFlexTemplateOperator"):
+        mine, theirs = getattr(ours, name), getattr(official, name)
+        assert mine.__name__ == theirs.__name__
+        a, b = inspect.signature(mine.__init__).parameters, inspect.signature(theirs.__init__).parameters
+        assert set(a) - set(b) == {"durable", "fresh_on_clear"}
+        for pname, param in b.items():
+            assert a[pname].kind == param.kind and a[pname].default == param.default, (name, pname)
+        for attr in ("template_fields", "template_ext", "ui_color", "operator_extra_links"):
+            assert getattr(mine, attr) == getattr(theirs, attr), (name, attr)
+
+
+@pytest.mark.parametrize(("state", "cancelled"), [("failed", True), ("deferred", False)])
+def test_user_kill_of_a_deferred_task_cancels_the_job(df, monkeypatch, state, cancelled):
+    """Our JobTrigger polls jobs.get; a user's kill (the task is no longer deferred) cancels the job, a move of
+    the trigger to another triggerer (still deferred) leaves it running."""
+    from airflow.sdk.execution_time import task_runner
+
+    from durable_jobs.triggers.job import JobTrigger
+
+    from .test_aws_kill import TI, Supervisor, run_then_cancel
+
+    monkeypatch.setenv("AIRFLOW_DISABLE_GREENBACK_PORTAL", "true")
+    supervisor = Supervisor(state)
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    df.configure(run_seconds=60)
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, deferred=True, consistency_seconds=0)
+    ident = client.submit({"template": "gs://t/x"}, job_name(NONCE, "killed"))
+    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=ident,
+                         poll_interval=0.1, cancel_on_kill="user")
+    trigger.task_instance = TI
+
+    asyncio.run(run_then_cancel(trigger, polled=lambda: df.app.calls["jobs/get"] >= 2))
+
+    assert supervisor.asked == 1
+    state_now = df.ledger()["jobs"][ident]["state"]
+    if cancelled:
+        assert df.app.calls["jobs/update"] == 1 and state_now in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+    else:
+        assert df.app.calls["jobs/update"] == 0 and state_now == "JOB_STATE_RUNNING"
