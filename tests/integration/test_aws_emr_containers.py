@@ -251,7 +251,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_run(aws, monkeypatch, state, c
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: aws.proxy.async_calls.get(DESCRIBE, 0) >= 1))
 
     assert supervisor.asked == 1 and aws.proxy.async_calls.get(DESCRIBE, 0) >= 1
     assert client.status(job_id).state == ("CANCELLED" if cancelled else "PENDING")

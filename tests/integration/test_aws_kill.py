@@ -102,7 +102,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(aws, monkeypatch, service,
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: bool(aws.proxy.async_calls)))
 
     assert supervisor.asked == 1
     assert aws.proxy.async_calls  # the trigger polled through aiobotocore

@@ -241,7 +241,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(bq, monkeypatch, state, ca
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: bq.ledger()["calls"].get("jobs/get", 0) >= 2))
 
     assert supervisor.asked == 1
     assert bq.ledger()["calls"]["jobs/get"] >= 2

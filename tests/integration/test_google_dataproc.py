@@ -229,7 +229,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(dp, monkeypatch, state, ca
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: dp.calls.get("GetJob", 0) >= 2))
 
     assert supervisor.asked == 1 and dp.calls["GetJob"] >= 2  # the trigger polled through the async client
     cancels = [e for e in dp.ledger() if e["op"] == "CancelJob"]

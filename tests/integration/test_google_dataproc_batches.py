@@ -121,7 +121,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_batch(dp, monkeypatch, state, 
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: dp.calls.get("GetBatch", 0) >= 2))
 
     assert supervisor.asked == 1 and dp.calls["GetBatch"] >= 2
     if cancelled:
