@@ -24,7 +24,6 @@ the RPCs differ. The rules the model follows, each quoted from Google's document
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -35,6 +34,7 @@ from google.longrunning import operations_pb2
 
 from durable_jobs.emulators._cloud_batch_model import CloudBatchModel
 from durable_jobs.emulators._dataproc_model import RpcError
+from durable_jobs.emulators._grpc_routing import install_from_env, routed
 from durable_jobs.emulators.dataproc import GARBAGE, DataprocEmulator
 
 PROJECT = "emulator-project"
@@ -148,22 +148,14 @@ class CloudBatchEmulator(DataprocEmulator):
 
 
 # -------------------------------------------------------------------- routing the official hooks
-@contextlib.contextmanager
-def route_hooks(address: str) -> Iterator[None]:
+def route_hooks(address: str) -> contextlib.AbstractContextManager[None]:
     """``CloudBatchHook`` / ``CloudBatchAsyncHook`` build their clients over an insecure channel to ``address``."""
-    saved = _install(address)
-    try:
-        yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
+    return routed(_install, address)
 
 
 def route_from_env() -> None:
     """Route for the whole process when ``DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS`` is set (crash stack)."""
-    address = os.environ.get(ROUTE_ENV)
-    if address:
-        _install(address)
+    install_from_env(_install, ROUTE_ENV)
 
 
 def _install(address: str) -> list[tuple[Any, str, Any]]:

@@ -29,7 +29,6 @@ durable table does not list; for a count of calls or a time window, for one proj
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +42,7 @@ from google.longrunning import operations_pb2
 from google.protobuf import any_pb2, empty_pb2
 
 from durable_jobs.emulators._dataproc_model import DataprocModel, RpcError, Workload
+from durable_jobs.emulators._grpc_routing import install_from_env, routed
 
 PROJECT = "emulator-project"
 REGION = "europe-west1"
@@ -381,22 +381,14 @@ def _pack(message: Any) -> any_pb2.Any:
 
 
 # -------------------------------------------------------------------- routing the official hooks
-@contextlib.contextmanager
-def route_hooks(address: str) -> Iterator[None]:
+def route_hooks(address: str) -> contextlib.AbstractContextManager[None]:
     """``DataprocHook`` / ``DataprocAsyncHook`` build their clients over an insecure channel to ``address``."""
-    saved = _install(address)
-    try:
-        yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
+    return routed(_install, address)
 
 
 def route_from_env() -> None:
     """Route for the whole process when ``DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS`` is set (crash stack)."""
-    address = os.environ.get(ROUTE_ENV)
-    if address:
-        _install(address)
+    install_from_env(_install, ROUTE_ENV)
 
 
 def _install(address: str) -> list[tuple[Any, str, Any]]:
