@@ -27,6 +27,7 @@ from durable_jobs.config import get_bool
 from durable_jobs.exceptions import DurableJobConfigError, DurableJobError
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, load_client
 from durable_jobs.polling import DEFAULT_ERROR_BUDGET, DEFAULT_UNKNOWN_STATE_BUDGET, JobWatch, PollPolicy
+from durable_jobs.triggers.cancel_message import keep_cancel_message
 from durable_jobs.triggers.hub import subscribe
 
 EVENT_SUCCESS = "success"
@@ -128,7 +129,8 @@ class JobTrigger(BaseTrigger):
 
     async def _ask_alone(self) -> JobStatus | Exception:
         try:
-            return await self.client.astatus(self.job_id)
+            # A user's kill during the call must reach Airflow as one (durable_jobs.triggers.cancel_message).
+            return await keep_cancel_message(self.client.astatus(self.job_id))
         except Exception as err:  # noqa: BLE001 - the watch decides what a failed call means
             return err
 

@@ -240,6 +240,36 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(dp, monkeypatch, state, ca
         assert cancels == [] and dp.job_states()[job_id] == "RUNNING"  # a move: left running
 
 
+def test_user_kill_landing_inside_a_grpc_call_still_cancels_the_job(dp, monkeypatch):
+    """A grpc.aio unary call swallows the task's cancel and raises a new, message-less CancelledError; Airflow
+    calls on_kill only when the message says "user action". The kill here lands while GetJob is parked in the
+    emulator (the trigger awaiting the call), the window a loaded machine hit at random."""
+    from airflow.sdk.execution_time import task_runner
+
+    from durable_jobs.triggers.job import JobTrigger
+
+    from .test_aws_kill import TI, Supervisor, run_then_cancel
+
+    monkeypatch.setenv("AIRFLOW_DISABLE_GREENBACK_PORTAL", "true")
+    supervisor = Supervisor("failed")
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    dp.hold()
+    client = DataprocJobClient(region=REGION, project_id=PROJECT)
+    job_id = client.submit({"job": {"placement": {"cluster_name": "c"},
+                                    "pyspark_job": {"main_python_file_uri": "gs://b/x.py"}}}, "kill-mid-call")
+    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
+                         poll_interval=0.1, cancel_on_kill="user")
+    trigger.task_instance = TI
+    dp.add_hold("GetJob")
+    try:
+        asyncio.run(run_then_cancel(trigger, polled=lambda: bool(dp.holds())))
+    finally:
+        dp.release(abandon=True)
+
+    assert supervisor.asked == 1, "on_kill never ran: the user's cancel lost its message inside the gRPC call"
+    assert [e for e in dp.ledger() if e["op"] == "CancelJob"] == [{"op": "CancelJob", "id": job_id}]
+
+
 @pytest.mark.parametrize(("state", "cancelled"), [("failed", True), ("running", False)])
 def test_user_kill_of_a_polling_sync_task_cancels_the_job(dp, monkeypatch, state, cancelled):
     import threading
