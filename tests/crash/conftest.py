@@ -12,8 +12,9 @@
 The selected cells run together, once, in a session fixture (concurrently where safe); each test then
 asserts its own cell. ``make crash`` sets ``DJ_CRASH_ARTIFACTS=1`` so a full run writes
 ``artifacts/crash-matrix.json`` and ``.md`` and regenerates the README's sections from them (the matrix and
-the operator table's "crash-proven" column); other runs write ``artifacts/tmp/crash-matrix.json`` and leave
-the README alone.
+the operator table's "crash-proven" column); ``make crash-rows K=<pytest -k expression>`` (``DJ_CRASH_ARTIFACTS=merge``)
+runs some cells and merges them into that file, recorded as such; other runs write
+``artifacts/tmp/crash-matrix.json`` and leave the README alone.
 """
 
 from __future__ import annotations
@@ -79,8 +80,17 @@ def crash_matrix(request: pytest.FixtureRequest) -> dict:
     cells = [c for c in all_cells() if c.id in wanted]
     data = run_session(cells, log=log)
     full = len(cells) == len(all_cells())
-    if full and os.environ.get("DJ_CRASH_ARTIFACTS") == "1":
+    artifacts = os.environ.get("DJ_CRASH_ARTIFACTS")
+    if full and artifacts == "1":
         target = ROOT / "artifacts" / "crash-matrix.json"
+    elif artifacts == "merge" and cells:  # `make crash-rows`: these cells replace theirs in the full matrix
+        from tools import crash_matrix
+
+        target = ROOT / "artifacts" / "crash-matrix.json"
+        previous = crash_matrix.load(target)
+        if previous is None:
+            raise pytest.UsageError("make crash-rows merges into artifacts/crash-matrix.json: run `make crash` first")
+        data = crash_matrix.merge(previous, data, selection=os.environ.get("DJ_CRASH_SELECTION", "?"))
     else:
         target = ROOT / "artifacts" / "tmp" / "crash-matrix.json"
     target.parent.mkdir(parents=True, exist_ok=True)

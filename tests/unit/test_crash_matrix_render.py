@@ -101,3 +101,40 @@ def test_units_are_pluralised_as_words():
     data["scenarios"]["ATHENA-W2"] = {"title": "Athena after accept", "vendor": "athena"}
     data["cells"].append({**data["cells"][1], "scenario": "ATHENA-W2"})
     assert "❌ 2 queries · 0 cancels" in crash_matrix.render_markdown(data)
+
+
+def _with_ids(data):
+    for c in data["cells"]:
+        c["cell"] = f"{c['scenario']}-{c['operator']}-{c['mode']}"
+    return data
+
+
+def test_crash_rows_merge_replaces_only_the_cells_re_run_and_says_so():
+    full = _with_ids(_data())
+    partial = _with_ids(_data(official_deviations=()))
+    partial.update(generated="2026-02-02T00:00:00+00:00", wall_seconds={"total": 9.0})
+    partial["cells"] = [c for c in partial["cells"] if c["scenario"] == "W2"]  # the two W2 cells re-run
+    partial["scenarios"] = {"W2": {"title": "after accept, again", "vendor": "databricks"}}
+
+    merged = crash_matrix.merge(full, partial, selection='-k "W2"')
+
+    by_id = {c["cell"]: c for c in merged["cells"]}
+    assert len(by_id) == 3 and by_id["W2-official-deferrable"]["deviations"] == []  # the new run's result
+    assert "merged_at" not in by_id["BATCH-W2-ours-deferrable"]  # untouched cells keep the full run's
+    assert merged["scenarios"]["W2"]["title"] == "after accept, again" and "BATCH-W2" in merged["scenarios"]
+    text = crash_matrix.provenance(merged)
+    assert "1 cell in 1.0 s" in text  # the full run's share
+    assert "Re-run on 2026-02-02T00:00:00+00:00 with `make crash-rows` (-k \"W2\"): 2 cells in 9.0 s" in text
+
+    again = {**partial, "generated": "2026-03-03T00:00:00+00:00"}
+    twice = crash_matrix.merge(merged, again, selection='-k "W2"')
+    assert [m["generated"] for m in twice["merged"]] == ["2026-03-03T00:00:00+00:00"]  # the older re-run is gone
+
+
+def test_crash_rows_merge_refuses_other_versions():
+    import pytest
+
+    full, partial = _with_ids(_data()), _with_ids(_data())
+    partial["versions"] = {**partial["versions"], "apache-airflow": "3.4.0"}
+    with pytest.raises(crash_matrix.MergeRefused, match="run `make crash` instead"):
+        crash_matrix.merge(full, partial, selection="-k W2")
