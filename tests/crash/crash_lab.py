@@ -158,7 +158,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         else:
             shutil.rmtree(home, ignore_errors=True)
     return matrix_data(cells, outcomes, total=time.monotonic() - started, stack_start=ready - started,
-                       cells_time=cells_done - ready)
+                       cells_time=cells_done - ready, stack_events=stack.events if stack is not None else [])
 
 
 def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[Cell],
@@ -202,7 +202,7 @@ def _version(dist: str) -> str | None:
 
 
 def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float, stack_start: float,
-                cells_time: float) -> dict[str, Any]:
+                cells_time: float, stack_events: list[dict[str, str]] | None = None) -> dict[str, Any]:
     from durable_jobs import vendors
 
     return {
@@ -217,6 +217,7 @@ def matrix_data(cells: list[Cell], outcomes: dict[str, Outcome], *, total: float
         "scenarios": {s.name: {"title": s.title, "vendor": s.vendor, "expect": _expect(s)}
                       for s in SCENARIOS.values()},
         "cells": [outcomes[c.id].to_json() for c in cells if c.id in outcomes],
+        "stack_events": list(stack_events or []),
     }
 
 

@@ -8,6 +8,7 @@ never imports Airflow's settings for it (tests/conftest.py points the *test* pro
 
 from __future__ import annotations
 
+import datetime as dt
 import http.client
 import json
 import os
@@ -319,6 +320,8 @@ class AirflowStack:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.procs: dict[str, Managed] = {}
         self.retired: list[Managed] = []
+        #: What the harness did to the stack on its own during the run (a deadlocked triggerer replaced).
+        self.events: list[dict[str, str]] = []
         self._local = threading.local()
         # One user action at a time: two audit-logged requests in one api-server deadlock the same way.
         self._actions_lock = threading.Lock()
@@ -410,7 +413,7 @@ class AirflowStack:
         self.start_triggerer("triggerer")
         self.silent_runner_watch = SilentRunnerWatch(
             self.log_dir, lambda: {name: p.pid for name, p in self.procs.items() if name.startswith("triggerer")},
-            log=lambda line: print(line, file=sys.stderr, flush=True))
+            log=lambda line: print(line, file=sys.stderr, flush=True), on_silent=self.replace_silent_triggerer)
         self.silent_runner_watch.start()
         wait_for("the api-server", self._api_up, 120, 0.25)
 
@@ -429,6 +432,31 @@ class AirflowStack:
         if old is not None:
             self.retired.append(old)
         return self._start(name, "triggerer", "--skip-serve-logs")
+
+    def replace_silent_triggerer(self, name: str, stacks: Path | None) -> None:
+        """``name``'s runner deadlocked: every trigger on it is dead until the triggerer is replaced.
+
+        Airflow only stops that triggerer's heartbeat; with no other triggerer its triggers never run again,
+        and one cell's trigger that blocked the loop for good (seen: the official EMR Serverless trigger's
+        ``on_kill`` calling a sync hook, waiting on a lock a thread holds while it waits on that loop) would
+        fail every deferred cell after it. SIGKILL that triggerer's process tree by PID and start a new one
+        under the same name; the triggers move to it. Recorded in ``events`` (and so in the matrix).
+        """
+        proc = self.procs.get(name)
+        if proc is None or not proc.alive():
+            return
+        tree = process_tree(proc.pid)
+        for child in tree:
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(tree, timeout=10)
+        self.start_triggerer(name)
+        self.events.append({"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                            "event": f"{name}'s runner reported deadlocked; the harness replaced {name}",
+                            "stacks": stacks.name if stacks is not None else ""})
+        print(f"crash: {name} replaced after its runner deadlocked ({stacks})", file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         watch = getattr(self, "silent_runner_watch", None)

@@ -6,7 +6,10 @@ the runner's triggers are dead until the triggerer is restarted. The log does no
 runner is stuck, and by the time a cell has timed out the process is gone. This watcher tails the
 triggerer logs of a stack and, the first time each runner is reported silent, writes
 ``py-spy dump`` of every process under that triggerer (all threads, with locals' names) next to
-the logs, and prints where it put it. It only reads logs and ptrace-samples: it never signals.
+the logs, and prints where it put it. It only reads logs and ptrace-samples: it never signals. What
+happens next is the stack's call (``on_silent``): the crash stack replaces that triggerer, so that one
+cell's trigger deadlocking the loop (an official trigger calling a blocking hook in ``on_kill``) does not
+fail every deferred cell after it.
 """
 
 from __future__ import annotations
@@ -42,10 +45,12 @@ class SilentRunnerWatch:
     """Tail ``<log_dir>/triggerer*.log``; on a silent-runner line, dump that triggerer's process tree."""
 
     def __init__(self, log_dir: Path, triggerer_pids: Callable[[], dict[str, int]],
-                 log: Callable[[str], None] = print, interval: float = 2.0):
+                 log: Callable[[str], None] = print, interval: float = 2.0,
+                 on_silent: Callable[[str, Path | None], None] | None = None):
         self.log_dir = log_dir
         self.triggerer_pids = triggerer_pids
         self.log = log
+        self.on_silent = on_silent
         self.interval = interval
         self.dumps: list[Path] = []
         self._offsets: dict[Path, int] = {}
@@ -63,7 +68,9 @@ class SilentRunnerWatch:
         while not self._stop.wait(self.interval):
             for path in sorted(self.log_dir.glob("triggerer*.log")):
                 if self._new_silence(path):
-                    self._dump(path.stem)
+                    stacks = self._dump(path.stem)
+                    if self.on_silent is not None:
+                        self.on_silent(path.stem, stacks)
 
     def _new_silence(self, path: Path) -> bool:
         try:
@@ -75,14 +82,14 @@ class SilentRunnerWatch:
         self._offsets[path] = self._offsets.get(path, 0) + len(chunk)
         return SILENT_RUNNER.encode() in chunk
 
-    def _dump(self, name: str) -> None:
+    def _dump(self, name: str) -> Path | None:
         pid = self.triggerer_pids().get(name)
         if pid is None:
-            return
+            return None
         try:
             tree = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
         except psutil.NoSuchProcess:
-            return
+            return None
         parts = []
         for proc in tree:
             try:
@@ -95,3 +102,4 @@ class SilentRunnerWatch:
         self.dumps.append(target)
         self.log(f"crash: {name}'s runner reported silent; stacks of its processes in {target}")
         self.log("\n".join(parts)[-6000:])
+        return target

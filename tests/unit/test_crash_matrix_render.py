@@ -138,3 +138,13 @@ def test_crash_rows_merge_refuses_other_versions():
     partial["versions"] = {**partial["versions"], "apache-airflow": "3.4.0"}
     with pytest.raises(crash_matrix.MergeRefused, match="run `make crash` instead"):
         crash_matrix.merge(full, partial, selection="-k W2")
+
+
+def test_a_replaced_triggerer_is_said_under_the_matrix():
+    data = _with_ids(_data())
+    data["stack_events"] = [{"at": "2026-01-01T00:05:00+00:00", "event": "triggerer's runner reported deadlocked",
+                             "stacks": "triggerer-silent-runner-000500.txt"}]
+    assert "The harness replaced a deadlocked triggerer once during the full run (2026-01-01T00:05:00+00:00" \
+        in crash_matrix.provenance(data)
+    partial = {**_with_ids(_data()), "generated": "2026-02-02T00:00:00+00:00", "stack_events": []}
+    assert "(a deadlocked triggerer" not in crash_matrix.provenance(crash_matrix.merge(data, partial, "-k W2"))
