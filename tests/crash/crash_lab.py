@@ -34,6 +34,7 @@ from crash_aws import AwsFleet  # noqa: E402
 from crash_scenarios import ABORT, SCENARIOS, Cell, Outcome, all_cells, run_cell  # noqa: E402
 from crash_snowflake import SnowflakeFleet  # noqa: E402
 from crash_stack import AirflowStack, Emulator, EmulatorFleet, wait_for  # noqa: E402
+from known_bugs import STACK_HAZARDS  # noqa: E402
 
 DAGS = HERE / "dags"
 ROUTE_DIR = HERE / "vendor_route"
@@ -166,10 +167,11 @@ def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[C
     outcomes: dict[str, Outcome] = {}
     # Batch cells first: the official BatchOperator's sync wait sleeps 1-10 s at random between polls,
     # so its cells are the longest; started first, they overlap the Databricks cells instead of trailing.
-    busy = sorted((c for c in cells if not c.scenario.exclusive and not c.scenario.waits),
-                  key=lambda c: c.scenario.vendor != "batch")
-    waiting = [c for c in cells if not c.scenario.exclusive and c.scenario.waits]
-    alone = [c for c in cells if c.scenario.exclusive]
+    shared = [c for c in cells if not c.scenario.exclusive and c.id not in STACK_HAZARDS]
+    busy = sorted((c for c in shared if not c.scenario.waits), key=lambda c: c.scenario.vendor != "batch")
+    waiting = [c for c in shared if c.scenario.waits]
+    # cells that stop, pause or add the triggerer every deferred task shares, or may deadlock it (known_bugs.py)
+    alone = [c for c in cells if c.scenario.exclusive or c.id in STACK_HAZARDS]
     ABORT.clear()
     try:
         with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="cell") as pool, \
@@ -180,7 +182,7 @@ def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[C
             futures.update({c.id: pool.submit(run_cell, stack, emulators[c.id], c) for c in busy})
             for cell in busy + waiting:  # the suite's order
                 outcomes[cell.id] = futures[cell.id].result()
-        for cell in alone:  # they stop, pause or add the triggerer every deferred task shares
+        for cell in alone:
             outcomes[cell.id] = run_cell(stack, emulators[cell.id], cell)
     except BaseException:
         ABORT.set()  # every cell's next wait raises, so the pool ends and the stack can be stopped

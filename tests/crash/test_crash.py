@@ -13,7 +13,7 @@ from crash_scenarios import all_cells
 
 # KNOWN_BUGS: cells that fail because of a product bug, with the bug (in known_bugs.py, which the matrix's
 # unit tests read too). Each entry is xfail(strict=True): the fix turns it into XPASS.
-from known_bugs import KNOWN_BUGS
+from known_bugs import KNOWN_BUGS, STACK_HAZARDS
 
 
 def _params():
@@ -35,3 +35,9 @@ def test_crash_cell(cell_id: str, crash_matrix: dict) -> None:
     assert outcome["window"], f"{cell_id}: no proof that the window was hit:\n{detail}"
     if outcome["operator"] == "ours":
         assert not outcome["deviations"], f"{cell_id}: {'; '.join(outcome['deviations'])}\n{detail}"
+
+
+def test_known_bugs_and_stack_hazards_name_real_cells() -> None:
+    """A renamed cell must not leave a stale entry (a hazard no longer run alone, a bug no longer expected)."""
+    ids = {cell.id for cell in all_cells()}
+    assert set(KNOWN_BUGS) <= ids and set(STACK_HAZARDS) <= ids, sorted((set(KNOWN_BUGS) | set(STACK_HAZARDS)) - ids)
