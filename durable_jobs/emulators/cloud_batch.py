@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -33,9 +33,8 @@ from google.cloud.batch_v1 import types as t
 from google.longrunning import operations_pb2
 
 from durable_jobs.emulators._cloud_batch_model import CloudBatchModel
-from durable_jobs.emulators._dataproc_model import RpcError
 from durable_jobs.emulators._grpc_routing import install_from_env, routed
-from durable_jobs.emulators.dataproc import GARBAGE, DataprocEmulator
+from durable_jobs.emulators.dataproc import DataprocEmulator
 
 PROJECT = "emulator-project"
 REGION = "europe-west1"
@@ -80,11 +79,7 @@ class CloudBatchEmulator(DataprocEmulator):
 
     # ---------------------------------------------------------------- the RPCs
     def _handlers(self) -> list[grpc.GenericRpcHandler]:
-        def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(method, fn), request_deserializer=req,
-                response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
-
+        unary = self._unary
         pb = operations_pb2
         return [
             grpc.method_handlers_generic_handler(_SERVICE, {
@@ -101,28 +96,9 @@ class CloudBatchEmulator(DataprocEmulator):
             }),
         ]
 
-    def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Any:
-            fault = self._take_fault(method, request)
-            if fault and fault.delay:
-                time.sleep(fault.delay)
-            if fault and fault.mode == "before":
-                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (before the work)")
-            self._park(method, "before", request, context)
-            try:
-                reply = fn(request)
-            except RpcError as err:
-                context.abort(getattr(grpc.StatusCode, err.code), err.message)
-            self._park(method, "after", request, context)
-            if fault and fault.mode == "after":  # the work is done, the reply is lost
-                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (the reply was lost)")
-            if fault and fault.mode == "garbage":
-                return GARBAGE
-            if fault and fault.mode == "unknown" and isinstance(reply, t.Job):
-                reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
-            return reply
-
-        return handler
+    def _report_unknown(self, reply: Any) -> None:
+        if isinstance(reply, t.Job):
+            reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
 
     def _create_job(self, req: t.CreateJobRequest) -> t.Job:
         return self.model.create_job(req.parent, req.job, req.job_id, req.request_id)

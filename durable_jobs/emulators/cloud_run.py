@@ -25,8 +25,7 @@ documentation, are in ``docs/emulators/cloud_run.md``.
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -37,7 +36,7 @@ from google.protobuf import empty_pb2
 from durable_jobs.emulators._cloud_run_model import TERMINAL, CloudRunModel, RunExecution
 from durable_jobs.emulators._dataproc_model import RpcError
 from durable_jobs.emulators._grpc_routing import install_from_env, routed
-from durable_jobs.emulators.dataproc import GARBAGE, DataprocEmulator, _pack
+from durable_jobs.emulators.dataproc import DataprocEmulator, _pack
 
 PROJECT = "emulator-project"
 REGION = "europe-west1"
@@ -108,11 +107,7 @@ class CloudRunEmulator(DataprocEmulator):
 
     # ---------------------------------------------------------------- the RPCs
     def _handlers(self) -> list[grpc.GenericRpcHandler]:
-        def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(method, fn), request_deserializer=req,
-                response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
-
+        unary = self._unary
         pb = operations_pb2
         return [
             grpc.method_handlers_generic_handler(_JOBS, {
@@ -137,31 +132,12 @@ class CloudRunEmulator(DataprocEmulator):
             }),
         ]
 
-    def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Any:
-            fault = self._take_fault(method, request)
-            if fault and fault.delay:
-                time.sleep(fault.delay)
-            if fault and fault.mode == "before":
-                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (before the work)")
-            self._park(method, "before", request, context)
-            try:
-                reply = fn(request)
-            except RpcError as err:
-                context.abort(getattr(grpc.StatusCode, err.code), err.message)
-            self._park(method, "after", request, context)
-            if fault and fault.mode == "after":  # the work is done, the reply is lost
-                context.abort(getattr(grpc.StatusCode, fault.code), f"emulated {fault.code} (the reply was lost)")
-            if fault and fault.mode == "garbage":
-                return GARBAGE
-            if fault and fault.mode == "unknown" and isinstance(reply, t.Execution):
-                # an execution that reports a completion time but no task outcome at all: no state we know
-                reply.succeeded_count = reply.failed_count = reply.cancelled_count = 0
-                reply.running_count = 0
-                reply.completion_time = reply.create_time
-            return reply
-
-        return handler
+    def _report_unknown(self, reply: Any) -> None:
+        if isinstance(reply, t.Execution):
+            # an execution that reports a completion time but no task outcome at all: no state we know
+            reply.succeeded_count = reply.failed_count = reply.cancelled_count = 0
+            reply.running_count = 0
+            reply.completion_time = reply.create_time
 
     def _run_job(self, req: t.RunJobRequest) -> operations_pb2.Operation:
         return self._run_operation(self.model.run_job(req))

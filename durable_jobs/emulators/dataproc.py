@@ -187,11 +187,7 @@ class DataprocEmulator:
 
     # ---------------------------------------------------------------- the RPCs
     def _handlers(self) -> list[grpc.GenericRpcHandler]:
-        def unary(method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(method, fn), request_deserializer=req,
-                response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
-
+        unary = self._unary
         pb = operations_pb2
         return [
             grpc.method_handlers_generic_handler(_JOBS, {
@@ -271,13 +267,23 @@ class DataprocEmulator:
             if fault and fault.mode == "garbage":
                 return GARBAGE
             if fault and fault.mode == "unknown":
-                if isinstance(reply, t.Job):
-                    reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
-                elif isinstance(reply, t.Batch):
-                    reply.state = t.Batch.State.STATE_UNSPECIFIED  # type: ignore[assignment]
+                self._report_unknown(reply)
             return reply
 
         return handler
+
+    def _unary(self, method: str, fn: Callable[[Any], Any], req: Any, resp: Any) -> grpc.RpcMethodHandler:
+        """``method``'s handler: ``fn`` under the faults and holds; a ``bytes`` reply is sent as it is (garbage)."""
+        return grpc.unary_unary_rpc_method_handler(
+            self._wrap(method, fn), request_deserializer=req,
+            response_serializer=lambda reply: reply if isinstance(reply, bytes) else resp(reply))
+
+    def _report_unknown(self, reply: Any) -> None:
+        """Make ``reply`` report a state the durable table does not list (the "unknown" fault)."""
+        if isinstance(reply, t.Job):
+            reply.status.state = t.JobStatus.State.STATE_UNSPECIFIED  # type: ignore[assignment]
+        elif isinstance(reply, t.Batch):
+            reply.state = t.Batch.State.STATE_UNSPECIFIED  # type: ignore[assignment]
 
     def _submit_job(self, req: t.SubmitJobRequest) -> t.Job:
         return self.model.submit_job(req.project_id, req.region, req.job, req.request_id)

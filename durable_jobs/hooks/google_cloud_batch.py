@@ -32,9 +32,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from durable_jobs.faults import Fault, UnreadableReplyError, cap, chain
-from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
-from durable_jobs.hooks.google_dataproc import google_classify
+from durable_jobs.faults import UnreadableReplyError, cap, chain
+from durable_jobs.hooks.base import MISSING_STATE, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.google_base import GoogleRegionalClient
 
 log = logging.getLogger(__name__)
 
@@ -66,44 +66,17 @@ def job_id(nonce: str, user_job_name: str | None = None) -> str:
     return f"{prefix}-{nonce}"
 
 
-class CloudBatchJobClient(JobClient):
+class CloudBatchJobClient(GoogleRegionalClient):
     """``CreateJob`` under the key-derived job id; ``GetJob`` for its state; ``CancelJob`` on a user's kill."""
 
     vendor: ClassVar[str] = "Cloud Batch"
     states: ClassVar[StateTable] = JOB_STATES
     status_endpoint: ClassVar[str] = "BatchService.GetJob"
-
-    def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, project_id: str | None = None,
-                 impersonation_chain: str | list[str] | None = None, timeout: float | None = None) -> None:
-        if not region:
-            raise ValueError("region is required: the Cloud Batch location of the job (for example 'us-central1')")
-        self.gcp_conn_id = gcp_conn_id
-        self.region = region
-        self.project_id = project_id
-        self.impersonation_chain = list(impersonation_chain) if isinstance(impersonation_chain, (list, tuple)) \
-            else impersonation_chain
-        self.timeout = float(timeout) if timeout else None
-        self._hook: Any = None
-        self._async_hook: Any = None
-
-    def serialize(self) -> dict[str, Any]:
-        return {"gcp_conn_id": self.gcp_conn_id, "region": self.region, "project_id": self.project_id,
-                "impersonation_chain": self.impersonation_chain, "timeout": self.timeout}
+    region_hint = "the Cloud Batch location of the job (for example 'us-central1')"
 
     @property
     def submit_endpoint(self) -> str:
         return "BatchService.CreateJob"
-
-    @property
-    def connection_id(self) -> str | None:
-        return self.gcp_conn_id
-
-    @property
-    def call_timeout(self) -> float:
-        """Seconds one call may take (the client's default deadline is 60 s, retried for longer)."""
-        from durable_jobs.config import http_timeout_from_config
-
-        return self.timeout or http_timeout_from_config()
 
     @property
     def hook(self) -> Any:
@@ -123,25 +96,12 @@ class CloudBatchJobClient(JobClient):
                                                    impersonation_chain=self.impersonation_chain)
         return self._async_hook
 
-    @property
-    def project(self) -> str:
-        """The operator's project, or the connection's (as the official hook falls back)."""
-        if not self.project_id:
-            self.project_id = self.hook.project_id
-        if not self.project_id:
-            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
-                             "pass project_id= or set the connection's 'project' extra")
-        return self.project_id
-
     def name(self, job_id: Any) -> str:
         """The job's resource name (an official trigger's event carries the full name already)."""
         ident = str(job_id)
         if ident.startswith("projects/"):
             return ident
         return f"projects/{self.project}/locations/{self.region}/jobs/{ident}"
-
-    def classify(self, err: BaseException) -> Fault:
-        return google_classify(err)
 
     def format_key(self, nonce: str, user_token: str | None = None) -> str:
         return job_id(nonce, user_token)

@@ -37,9 +37,9 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar, Literal
 
-from durable_jobs.faults import Fault, UnreadableReplyError, cap, chain
-from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
-from durable_jobs.hooks.google_dataproc import google_classify
+from durable_jobs.faults import UnreadableReplyError, cap, chain
+from durable_jobs.hooks.base import MISSING_STATE, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.google_base import GoogleRegionalClient
 
 log = logging.getLogger(__name__)
 
@@ -101,62 +101,43 @@ def key_of(execution: Any) -> str | None:
     return None
 
 
-class CloudRunJobClient(JobClient):
+class CloudRunJobClient(GoogleRegionalClient):
     """``RunJob`` with the key in the overrides; ``GetExecution`` for its state; ``ListExecutions`` to find it;
     ``CancelExecution`` on a user's kill. The external id is the execution's resource name."""
 
     vendor: ClassVar[str] = "Cloud Run"
     states: ClassVar[StateTable] = EXECUTION_STATES
     status_endpoint: ClassVar[str] = "Executions.GetExecution"
+    region_hint = "the Cloud Run location of the job (for example 'us-central1')"
 
     def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, job_name: str,
                  project_id: str | None = None, impersonation_chain: str | list[str] | None = None,
                  use_regional_endpoint: bool = False, transport: Literal["rest", "grpc"] | None = None,
                  timeout: float | None = None, consistency_seconds: float | None = None) -> None:
-        if not region:
-            raise ValueError("region is required: the Cloud Run location of the job (for example 'us-central1')")
+        super().__init__(gcp_conn_id, region=region, project_id=project_id,
+                         impersonation_chain=impersonation_chain, timeout=timeout)
         if not job_name:
             raise ValueError("job_name is required: the name of the Cloud Run job to execute")
         if transport not in (None, "grpc", "rest"):
             raise ValueError(f"transport={transport!r}: give 'grpc', 'rest' or None")
-        self.gcp_conn_id = gcp_conn_id
-        self.region = region
         self.job_name = job_name
-        self.project_id = project_id
-        self.impersonation_chain = list(impersonation_chain) if isinstance(impersonation_chain, (list, tuple)) \
-            else impersonation_chain
         self.use_regional_endpoint = bool(use_regional_endpoint)
         self.transport = transport
-        self.timeout = float(timeout) if timeout else None
         if consistency_seconds is None:
             consistency_seconds = consistency_seconds_from_config()
         if consistency_seconds < 0:
             raise ValueError(f"consistency_seconds must be >= 0, got {consistency_seconds!r}")
         self.consistency_seconds = float(consistency_seconds)
-        self._hook: Any = None
-        self._async_hook: Any = None
         self._executions: Any = None
         self._aexecutions: Any = None
 
     def serialize(self) -> dict[str, Any]:
-        return {"gcp_conn_id": self.gcp_conn_id, "region": self.region, "job_name": self.job_name,
-                "project_id": self.project_id, "impersonation_chain": self.impersonation_chain,
-                "use_regional_endpoint": self.use_regional_endpoint, "transport": self.transport,
-                "timeout": self.timeout, "consistency_seconds": self.consistency_seconds}
+        return {**super().serialize(), "job_name": self.job_name, "use_regional_endpoint": self.use_regional_endpoint,
+                "transport": self.transport, "consistency_seconds": self.consistency_seconds}
 
     @property
     def submit_endpoint(self) -> str:
         return "Jobs.RunJob"
-
-    @property
-    def connection_id(self) -> str | None:
-        return self.gcp_conn_id
-
-    @property
-    def call_timeout(self) -> float:
-        from durable_jobs.config import http_timeout_from_config
-
-        return self.timeout or http_timeout_from_config()
 
     # ------------------------------------------------------------------ clients
     @property
@@ -220,16 +201,6 @@ class CloudRunJobClient(JobClient):
         return self._aexecutions
 
     @property
-    def project(self) -> str:
-        """The operator's project, or the connection's (as the official hook falls back)."""
-        if not self.project_id:
-            self.project_id = self.hook.project_id
-        if not self.project_id:
-            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
-                             "pass project_id= or set the connection's 'project' extra")
-        return self.project_id
-
-    @property
     def job_resource(self) -> str:
         return f"projects/{self.project}/locations/{self.region}/jobs/{self.job_name}"
 
@@ -237,9 +208,6 @@ class CloudRunJobClient(JobClient):
         """The execution's resource name (the official trigger's event carries the short id only)."""
         ident = str(execution)
         return ident if ident.startswith("projects/") else f"{self.job_resource}/executions/{ident}"
-
-    def classify(self, err: BaseException) -> Fault:
-        return google_classify(err)
 
     def official_event_fields(self, job_id: Any, status: JobStatus, echo: Mapping[str, Any]) -> dict[str, Any]:
         """What ``CloudRunJobFinishedTrigger`` yields, so that the official ``execute_complete`` can take our event

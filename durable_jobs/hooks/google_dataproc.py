@@ -33,15 +33,12 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from durable_jobs.faults import (
-    Fault,
-    FaultKind,
     UnreadableReplyError,
     cap,
     chain,
-    generic_classify,
-    kind_for_status,
 )
-from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.base import MISSING_STATE, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.google_base import GoogleRegionalClient
 from durable_jobs.triggers.pacing import pace_call
 
 log = logging.getLogger(__name__)
@@ -85,53 +82,10 @@ def job_reference_id(key: str, user_job_id: str | None) -> str:
     return f"{prefix}-{key}"
 
 
-def google_classify(err: BaseException) -> Fault:
-    """google-api-core's exceptions carry the HTTP status their gRPC code maps to (UNAVAILABLE 503,
-    RESOURCE_EXHAUSTED 429, UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404); its ``RetryError``
-    (the client's own retries ran out) and google-auth's refresh errors are sorted too."""
-    from google.api_core import exceptions as gexc
+class _DataprocClient(GoogleRegionalClient):
+    """What the job and the batch clients share: the Dataproc hooks and how a missing job reads."""
 
-    for cause in chain(err):
-        if isinstance(cause, gexc.RetryError):
-            return Fault(FaultKind.TRANSIENT, f"the client's retries ran out ({cap(cause, 200)})")
-        if isinstance(cause, gexc.GoogleAPICallError) and isinstance(cause.code, int):
-            return Fault(kind_for_status(cause.code), cap(cause.message or cause, 300), cause.code)
-        if type(cause).__module__.startswith("google.auth"):
-            return Fault(FaultKind.AUTH, cap(cause, 300))
-    return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
-
-
-class _DataprocClient(JobClient):
-    """What the job and the batch clients share: connection, project, region, hooks, fault sorting."""
-
-    def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, project_id: str | None = None,
-                 impersonation_chain: str | list[str] | None = None, timeout: float | None = None) -> None:
-        if not region:
-            raise ValueError("region is required: the Dataproc region of the job (for example 'europe-west1')")
-        self.gcp_conn_id = gcp_conn_id
-        self.region = region
-        self.project_id = project_id
-        self.impersonation_chain = list(impersonation_chain) if isinstance(impersonation_chain, (list, tuple)) \
-            else impersonation_chain
-        self.timeout = float(timeout) if timeout else None
-        self._hook: Any = None
-        self._async_hook: Any = None
-
-    def serialize(self) -> dict[str, Any]:
-        return {"gcp_conn_id": self.gcp_conn_id, "region": self.region, "project_id": self.project_id,
-                "impersonation_chain": self.impersonation_chain, "timeout": self.timeout}
-
-    @property
-    def call_timeout(self) -> float:
-        """Seconds one call may take: the operator's ``timeout``, else ``[durable_jobs] http_timeout_seconds``
-        (the clients' default is 900 s per call, which would hang a task on a stalled connection)."""
-        from durable_jobs.config import http_timeout_from_config
-
-        return self.timeout or http_timeout_from_config()
-
-    @property
-    def connection_id(self) -> str | None:
-        return self.gcp_conn_id
+    region_hint = "the Dataproc region of the job (for example 'europe-west1')"
 
     @property
     def hook(self) -> Any:
@@ -149,19 +103,6 @@ class _DataprocClient(JobClient):
             self._async_hook = DataprocAsyncHook(gcp_conn_id=self.gcp_conn_id,
                                                  impersonation_chain=self.impersonation_chain)
         return self._async_hook
-
-    @property
-    def project(self) -> str:
-        """The operator's project, or the connection's (as the official hook falls back)."""
-        if not self.project_id:
-            self.project_id = self.hook.project_id
-        if not self.project_id:
-            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
-                             "pass project_id= or set the connection's 'project' extra")
-        return self.project_id
-
-    def classify(self, err: BaseException) -> Fault:
-        return google_classify(err)
 
     @staticmethod
     def _not_found(err: BaseException) -> bool:

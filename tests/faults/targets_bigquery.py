@@ -9,38 +9,27 @@ BigQuery does not document.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import threading
 from typing import Any
 
+from shared_emulator import SharedEmulator
 from targets import SLOW, TIMEOUT
 
 from durable_jobs.emulators.bigquery import BigQueryEmulator, install_aio_route, uninstall_aio_route
 from durable_jobs.hooks.base import JobClient
 from durable_jobs.operators.checkpoint import new_nonce
 
-_LOCK = threading.Lock()
-_SHARED: dict[str, Any] = {"emulator": None, "users": 0}
+
+def _start(stack: contextlib.ExitStack) -> BigQueryEmulator:
+    emulator = BigQueryEmulator().start()
+    emulator.configure(pending_seconds=0.1, run_seconds=2.0)
+    install_aio_route()
+    stack.callback(uninstall_aio_route)
+    return emulator
 
 
-def _acquire() -> BigQueryEmulator:
-    with _LOCK:
-        if _SHARED["emulator"] is None:
-            emulator = BigQueryEmulator().start()
-            emulator.configure(pending_seconds=0.1, run_seconds=2.0)
-            install_aio_route()
-            _SHARED["emulator"] = emulator
-        _SHARED["users"] += 1
-        return _SHARED["emulator"]
-
-
-def _release() -> None:
-    with _LOCK:
-        _SHARED["users"] -= 1
-        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
-            _SHARED["emulator"].stop()
-            _SHARED["emulator"] = None
-            uninstall_aio_route()
+_SHARED = SharedEmulator(_start)
 
 
 class BigQueryTarget:
@@ -53,10 +42,10 @@ class BigQueryTarget:
         self.cell = cell
         self.conn_id = f"bq_{cell.replace('-', '_')}"
         self.project = f"faults-{cell}"
-        self.emu = _acquire()
+        self.emu = _SHARED.acquire()
 
     def stop(self) -> None:
-        _release()
+        _SHARED.release()
 
     def conn_env(self) -> dict[str, str]:
         conn = {"conn_type": "google_cloud_platform", "extra": json.dumps({"is_anonymous": True,

@@ -11,9 +11,9 @@ hook's ``submit_batch_job``, which takes no deadline: a slow create is waited fo
 from __future__ import annotations
 
 import contextlib
-import threading
 from typing import Any
 
+from shared_emulator import SharedEmulator
 from targets import TIMEOUT
 from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
 
@@ -21,30 +21,17 @@ from durable_jobs.emulators.cloud_batch import REGION, CloudBatchEmulator, route
 from durable_jobs.hooks.base import JobClient
 from durable_jobs.operators.checkpoint import new_nonce
 
-_LOCK = threading.Lock()
-_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
 JOB = {"task_groups": [{"task_spec": {"runnables": [{"script": {"text": "echo faults"}}]}}],
        "labels": {"emulator-seconds": "2"}}
 
 
-def _acquire() -> CloudBatchEmulator:
-    with _LOCK:
-        if _SHARED["emulator"] is None:
-            emulator = CloudBatchEmulator(run_seconds=2.0).start()
-            stack = contextlib.ExitStack()
-            stack.enter_context(route_hooks(emulator.address))
-            _SHARED.update(emulator=emulator, stack=stack)
-        _SHARED["users"] += 1
-        return _SHARED["emulator"]
+def _start(stack: contextlib.ExitStack) -> CloudBatchEmulator:
+    emulator = CloudBatchEmulator(run_seconds=2.0).start()
+    stack.enter_context(route_hooks(emulator.address))
+    return emulator
 
 
-def _release() -> None:
-    with _LOCK:
-        _SHARED["users"] -= 1
-        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
-            _SHARED["stack"].close()
-            _SHARED["emulator"].stop()
-            _SHARED.update(emulator=None, stack=None)
+_SHARED = SharedEmulator(_start)
 
 
 class CloudBatchTarget(DataprocJobsTarget):
@@ -54,11 +41,11 @@ class CloudBatchTarget(DataprocJobsTarget):
         self.cell = cell
         self.conn_id = f"cb_{cell.replace('-', '_')}"
         self.project = f"faults-{cell}"
-        self.emu = _acquire()  # type: ignore[assignment]
+        self.emu = _SHARED.acquire()  # type: ignore[assignment]
         self._methods = ("GetJob", "CreateJob")
 
     def stop(self) -> None:
-        _release()
+        _SHARED.release()
 
     def operator(self, **kwargs: Any):
         from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator

@@ -13,9 +13,9 @@ policy, and the emulator lists a new execution at once; the window itself is the
 from __future__ import annotations
 
 import contextlib
-import threading
 from typing import Any
 
+from shared_emulator import SharedEmulator
 from targets import TIMEOUT
 from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
 
@@ -23,31 +23,18 @@ from durable_jobs.emulators.cloud_run import REGION, CloudRunEmulator, route_hoo
 from durable_jobs.hooks.base import JobClient
 from durable_jobs.operators.checkpoint import new_nonce
 
-_LOCK = threading.Lock()
-_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
 JOB = "faults"
 OVERRIDES = {"container_overrides": [{"env": [{"name": "EMULATOR_SECONDS", "value": "2"}]}]}
 WINDOW = 1.0
 
 
-def _acquire() -> CloudRunEmulator:
-    with _LOCK:
-        if _SHARED["emulator"] is None:
-            emulator = CloudRunEmulator(run_seconds=2.0).start()
-            stack = contextlib.ExitStack()
-            stack.enter_context(route_hooks(emulator.address))
-            _SHARED.update(emulator=emulator, stack=stack)
-        _SHARED["users"] += 1
-        return _SHARED["emulator"]
+def _start(stack: contextlib.ExitStack) -> CloudRunEmulator:
+    emulator = CloudRunEmulator(run_seconds=2.0).start()
+    stack.enter_context(route_hooks(emulator.address))
+    return emulator
 
 
-def _release() -> None:
-    with _LOCK:
-        _SHARED["users"] -= 1
-        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
-            _SHARED["stack"].close()
-            _SHARED["emulator"].stop()
-            _SHARED.update(emulator=None, stack=None)
+_SHARED = SharedEmulator(_start)
 
 
 class CloudRunTarget(DataprocJobsTarget):
@@ -57,12 +44,12 @@ class CloudRunTarget(DataprocJobsTarget):
         self.cell = cell
         self.conn_id = f"cr_{cell.replace('-', '_')}"
         self.project = f"faults-{cell}"
-        self.emu = _acquire()  # type: ignore[assignment]
+        self.emu = _SHARED.acquire()  # type: ignore[assignment]
         self.emu.add_job(JOB, project=self.project, region=REGION)  # type: ignore[attr-defined]
         self._methods = ("GetExecution", "RunJob")
 
     def stop(self) -> None:
-        _release()
+        _SHARED.release()
 
     def operator(self, **kwargs: Any):
         from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator

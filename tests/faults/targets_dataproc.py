@@ -12,38 +12,25 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from typing import Any
 
+from shared_emulator import SharedEmulator
 from targets import SLOW, TIMEOUT
 
 from durable_jobs.emulators.dataproc import REGION, DataprocEmulator, route_hooks
 from durable_jobs.hooks.base import JobClient
 from durable_jobs.operators.checkpoint import new_nonce
 
-_LOCK = threading.Lock()
-_SHARED: dict[str, Any] = {"emulator": None, "users": 0, "stack": None}
 JOB = {"placement": {"cluster_name": "faults"}, "pyspark_job": {"main_python_file_uri": "gs://faults/job.py"}}
 
 
-def _acquire() -> DataprocEmulator:
-    with _LOCK:
-        if _SHARED["emulator"] is None:
-            emulator = DataprocEmulator(run_seconds=2.0).start()
-            stack = contextlib.ExitStack()
-            stack.enter_context(route_hooks(emulator.address))
-            _SHARED.update(emulator=emulator, stack=stack)
-        _SHARED["users"] += 1
-        return _SHARED["emulator"]
+def _start(stack: contextlib.ExitStack) -> DataprocEmulator:
+    emulator = DataprocEmulator(run_seconds=2.0).start()
+    stack.enter_context(route_hooks(emulator.address))
+    return emulator
 
 
-def _release() -> None:
-    with _LOCK:
-        _SHARED["users"] -= 1
-        if _SHARED["users"] == 0 and _SHARED["emulator"] is not None:
-            _SHARED["stack"].close()
-            _SHARED["emulator"].stop()
-            _SHARED.update(emulator=None, stack=None)
+_SHARED = SharedEmulator(_start)
 
 
 #: Seconds the set-up submit of a poll case may take (the cases' own calls keep TIMEOUT).
@@ -57,10 +44,10 @@ class DataprocJobsTarget:
         self.cell = cell
         self.conn_id = f"dp_{cell.replace('-', '_')}"
         self.project = f"faults-{cell}"
-        self.emu = _acquire()
+        self.emu = _SHARED.acquire()
 
     def stop(self) -> None:
-        _release()
+        _SHARED.release()
 
     def conn_env(self) -> dict[str, str]:
         conn = {"conn_type": "google_cloud_platform", "extra": json.dumps({"is_anonymous": True,
