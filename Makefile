@@ -66,12 +66,13 @@ docs: venv
 crash: venv
 	DJ_CRASH=all DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash
 
-# Rows added since the last full `make crash` (both columns), merged into its artifact and marked as re-run:
-#   make crash-rows K="SAGEMAKER or DATAFLOW"
+# Rows added since the last full `make crash` (both columns), merged into its artifact and marked as re-run
+# (WHY, optional, is how the matrix names the re-run; the -k expression otherwise):
+#   make crash-rows K="SAGEMAKER or DATAFLOW" WHY="the SageMaker and Dataflow rows, new since the full run"
 .PHONY: crash-rows
 crash-rows: venv
 	@test -n "$(K)" || { echo 'make crash-rows needs K="<pytest -k expression>"'; exit 2; }
-	DJ_CRASH=all DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='-k "$(K)"' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash -k "$(K)"
+	DJ_CRASH=all DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(or $(WHY),-k "$(K)")' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash -k "$(K)"
 
 # Every vendor x every fault case (tests/faults); writes artifacts/fault-matrix.json (the docs' table).
 faults: venv
