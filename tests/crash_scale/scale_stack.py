@@ -263,6 +263,8 @@ class Redis:
 class ScaleStack(AirflowStack):
     """AirflowStack on Postgres with the CeleryExecutor: two Celery workers and two triggerers."""
 
+    proxy: RecordingProxy
+
     def __init__(self, home: Path, dags_folder: Path, extra_env: dict[str, str], worker_concurrency: int = 4,
                  triggerer_capacity: int = 1000):
         self.log_dir = home / "stack-logs"
@@ -270,6 +272,7 @@ class ScaleStack(AirflowStack):
         self.postgres = Postgres(self.log_dir)
         self.redis = Redis(self.log_dir, home / "redis")
         self.worker_concurrency = worker_concurrency
+        self._ready_from: dict[str, int] = {}
         pythonpath = os.pathsep.join(p for p in (extra_env.get("PYTHONPATH"), str(ROUTE_DIR)) if p)
         super().__init__(home, dags_folder, {
             **extra_env,
@@ -320,6 +323,9 @@ class ScaleStack(AirflowStack):
         argv = [AIRFLOW, "celery", "worker", "--celery-hostname", f"{name}@127.0.0.1", "--concurrency",
                 str(self.worker_concurrency), "--skip-serve-logs", "--without-gossip", "--without-mingle",
                 "--pid", str(self.home / f"{name}.pid")]
+        log_path = self.log_dir / f"{name}.log"
+        # a restarted worker appends to its log: "ready." counts only past what the earlier ones wrote
+        self._ready_from[name] = log_path.stat().st_size if log_path.exists() else 0
         proc = Managed(name, argv, {**self.env, "DJ_WORKER_NAME": name,
                                     "AIRFLOW__CORE__HOSTNAME_CALLABLE": "dj_worker_name.hostname"}, self.log_dir)
         self.procs[name] = proc
@@ -367,20 +373,6 @@ class ScaleStack(AirflowStack):
                     said[task] = said.get(task, 0) + 1
         return {t: max(counts.get(t, 0), said.get(t, 0)) for t in set(counts) | set(said)}
 
-    def pause_workers(self) -> list[psutil.Process]:
-        """SIGSTOP every process of both Celery workers: queued messages stay in the broker."""
-        procs = [p for name in WORKERS if name in self.procs for p in process_tree(self.procs[name].pid)]
-        for proc in procs:
-            proc.suspend()
-        return procs
-
-    def resume_workers(self, procs: list[psutil.Process]) -> None:
-        for proc in procs:
-            try:
-                proc.resume()
-            except psutil.NoSuchProcess:
-                pass
-
     def broker_depth(self, queue: str = "default") -> int:
         """Messages waiting in the Celery queue's Redis lists (kombu keeps one list per priority step)."""
         client = self.redis.client()
@@ -389,12 +381,26 @@ class ScaleStack(AirflowStack):
 
     def workers_ready(self) -> bool:
         self.check_alive()
-        return all(" ready." in self.procs[n].log_path.read_text(errors="replace") for n in WORKERS
-                   if n in self.procs)
+        return all(self._said_ready(n) for n in WORKERS if n in self.procs)
 
     def worker_ready(self, name: str) -> bool:
         self.check_alive()
-        return " ready." in self.procs[name].log_path.read_text(errors="replace")
+        return self._said_ready(name)
+
+    def _said_ready(self, name: str) -> bool:
+        with open(self.procs[name].log_path, "rb") as log:
+            log.seek(self._ready_from.get(name, 0))
+            return b" ready." in log.read()
+
+    def stop_workers(self) -> list[str]:
+        """Warm-shut both Celery workers down (nothing runs: they exit at once), by PID; their names."""
+        stopped = []
+        for name in WORKERS:
+            if name in self.procs:
+                self.procs[name].stop(grace=20)
+                self.retire(name)
+                stopped.append(name)
+        return stopped
 
     def kill_worker(self, name: str, sig: signal.Signals = signal.SIGKILL) -> list[psutil.Process]:
         """Signal a whole Celery worker (main process, pool children, task supervisors and runners)."""
