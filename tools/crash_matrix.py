@@ -203,6 +203,14 @@ def render_text(data: dict[str, Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- docs pages
+NOT_GENERATED_SCALE = """```{admonition} Not generated in this build
+:class: warning
+
+`artifacts/crash-scale.json` does not exist in this checkout. Generate it with `make crash-scale` (Postgres,
+Redis, two Celery workers and two triggerers on 127.0.0.1, killed cell by cell), then build the docs again.
+```
+"""
+
 NOT_GENERATED = """```{{admonition}} Not generated in this build
 :class: warning
 

@@ -28,6 +28,9 @@ def sections(
         out[official_tests.SECTION] = official_tests.render_markdown(official)
     if matrix is not None:
         out[crash_matrix.SECTION] = crash_matrix.render_markdown(matrix)
+    scale = crash_matrix.load(crash_matrix.SCALE_JSON)
+    if scale is not None:
+        out[crash_matrix.SCALE_SECTION] = crash_matrix.render_scale_markdown(scale)
     return out
 
 

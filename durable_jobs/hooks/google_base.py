@@ -29,7 +29,29 @@ def google_classify(err: BaseException) -> Fault:
     return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
 
 
-class GoogleRegionalClient(JobClient):
+class ConnectionProject:
+    """The project a Google client works in: the operator's ``project_id``, else its connection's."""
+
+    gcp_conn_id: str
+    project_id: str | None
+
+    @property
+    def hook(self) -> Any:
+        """The official synchronous hook, built as the official operator builds it (each client its own)."""
+        raise NotImplementedError
+
+    @property
+    def project(self) -> str:
+        """The operator's project, or the connection's (as the official hook falls back)."""
+        if not self.project_id:
+            self.project_id = self.hook.project_id
+        if not self.project_id:
+            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
+                             "pass project_id= or set the connection's 'project' extra")
+        return self.project_id
+
+
+class GoogleRegionalClient(ConnectionProject, JobClient):
     """A job client of one Google connection, project and region, calling through the official hooks."""
 
     #: What ``region`` is, said when it is missing: "the <vendor> location of the job (for example '...')".
@@ -64,21 +86,6 @@ class GoogleRegionalClient(JobClient):
         from durable_jobs.config import http_timeout_from_config
 
         return self.timeout or http_timeout_from_config()
-
-    @property
-    def hook(self) -> Any:
-        """The official synchronous hook, built as the official operator builds it (each client its own)."""
-        raise NotImplementedError
-
-    @property
-    def project(self) -> str:
-        """The operator's project, or the connection's (as the official hook falls back)."""
-        if not self.project_id:
-            self.project_id = self.hook.project_id
-        if not self.project_id:
-            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
-                             "pass project_id= or set the connection's 'project' extra")
-        return self.project_id
 
     def classify(self, err: BaseException) -> Fault:
         return google_classify(err)

@@ -46,6 +46,9 @@ def generate(root: Path, warn) -> dict[str, str]:
     matrix = _artifact(root / "artifacts" / "crash-matrix.json", warn)
     files[f"{GENERATED}/crash-matrix.md"] = crash_matrix.render_page(matrix)
     files[f"{GENERATED}/crash-deferrable.md"] = crash_matrix.render_deferrable(matrix)
+    scale = _artifact(root / "artifacts" / "crash-scale.json", warn)
+    files[f"{GENERATED}/crash-scale.md"] = (crash_matrix.render_scale_markdown(scale) if scale is not None
+                                            else crash_matrix.NOT_GENERATED_SCALE)
     faults = _artifact(root / "artifacts" / "fault-matrix.json", warn)
     files[f"{GENERATED}/fault-matrix.md"] = fault_matrix.render_page(faults)
     return files
