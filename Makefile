@@ -3,7 +3,7 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 CONSTRAINTS ?= constraints/constraints-3.3-py3.11.txt
-EXTRAS ?= databricks,amazon,snowflake,google,docs,test
+EXTRAS ?= databricks,amazon,snowflake,google,google-dataflow,docs,test
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 

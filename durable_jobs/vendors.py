@@ -75,6 +75,11 @@ class Service:
     #: The test double the tests, the demo and the crash suite run it against (a phrase).
     emulator: str = ""
     tags: tuple[str, ...] = ("service",)
+    #: An install extra of its own, on top of the family's, when its official hook needs another provider
+    #: (``pip install "airflow-durable-jobs[<extra>]"``); empty: the family's extra is enough.
+    extra: str = ""
+    #: The provider distribution that extra adds (checked against pyproject.toml).
+    extra_provider: str = ""
 
     @property
     def integration(self) -> str:
@@ -254,6 +259,26 @@ _GOOGLE_CLOUD_RUN: tuple[Service, ...] = (
         ),
     ),
 )
+_GOOGLE_DATAFLOW: tuple[Service, ...] = (
+    Service(
+        key="google_dataflow", name="Google Cloud Dataflow templates", unit="job", tags=("google",),
+        doc_url="https://cloud.google.com/dataflow/docs/reference/rest/v1b3/projects.locations.templates/launch",
+        client="durable_jobs.hooks.google_dataflow.DataflowJobClient",
+        emulator="the Dataflow REST emulator (durable_jobs.emulators.dataflow)",
+        # google 22.8's Dataflow hook does not import without the Apache Beam provider (and its Beam SDK)
+        extra="google-dataflow", extra_provider="apache-airflow-providers-apache-beam",
+        operators=(
+            Operator("DataflowTemplatedJobStartOperator", "durable_jobs.operators.google.dataflow",
+                     f"{_GOOGLE}.dataflow.DataflowTemplatedJobStartOperator",
+                     "the job name (`<job_name>-<key>`; a resend re-attaches to the active job of that name, "
+                     "found with `jobs.list` over a consistency window)", crash="dataflow_templated"),
+            Operator("DataflowStartFlexTemplateOperator", "durable_jobs.operators.google.dataflow",
+                     f"{_GOOGLE}.dataflow.DataflowStartFlexTemplateOperator",
+                     "the job name (`launchParameter.jobName` + `-<key>`; found again as the templated one)",
+                     crash="dataflow_flex"),
+        ),
+    ),
+)
 GOOGLE_CONFIG = (
     ConfigOption(
         "cloud_run_list_consistency_seconds", "float", "15",
@@ -261,6 +286,14 @@ GOOGLE_CONFIG = (
         "for the key in its overrides, and Google does not say how soon a new execution is listed. An empty "
         "listing is not taken as proof that no execution exists until this many seconds have passed since the "
         "RunJob attempt (or, after a crash, since the intent was written).",
+        example="30",
+    ),
+    ConfigOption(
+        "dataflow_list_consistency_seconds", "float", "15",
+        "A Dataflow template launch whose reply was lost (or a task that crashed inside the launch) is found "
+        "again by listing the region's jobs by the key-derived job name, and Google does not say how soon a "
+        "launched job is listed. An empty listing is not taken as proof that no job exists until this many "
+        "seconds have passed since the launch attempt (or, after a crash, since the intent was written).",
         example="30",
     ),
 )
@@ -424,6 +457,24 @@ FAMILIES: tuple[Family, ...] = (
                              "the cluster", crash="emr_steps"),
                 ),
             ),
+            Service(
+                key="sagemaker", name="Amazon SageMaker", tags=("aws",), unit="job",
+                doc_url="https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrainingJob.html",
+                client="durable_jobs.hooks.aws_sagemaker.SageMakerJobClient",
+                emulator="moto behind our fault proxy",
+                operators=(
+                    Operator("SageMakerTrainingOperator", "durable_jobs.operators.aws_sagemaker",
+                             f"{_AWS}.sagemaker.SageMakerTrainingOperator",
+                             "the job name (`<name>-<key>`, unique per account; found again by "
+                             "`DescribeTrainingJob`)", crash="sagemaker"),
+                    Operator("SageMakerProcessingOperator", "durable_jobs.operators.aws_sagemaker",
+                             f"{_AWS}.sagemaker.SageMakerProcessingOperator",
+                             "the job name (`<name>-<key>`; found again by `DescribeProcessingJob`)"),
+                    Operator("SageMakerTransformOperator", "durable_jobs.operators.aws_sagemaker",
+                             f"{_AWS}.sagemaker.SageMakerTransformOperator",
+                             "the job name (`<name>-<key>`; found again by `DescribeTransformJob`)"),
+                ),
+            ),
         ),
         submit_methods=frozenset({
             "start_job_run", "initialize_job",               # Glue, EMR Serverless / EMR on EKS
@@ -491,8 +542,9 @@ FAMILIES: tuple[Family, ...] = (
         # google 22.8: no wait parameter in their execute()
         wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
                                            "CloudDataTransferServiceCreateJobOperator"), None),
-        config=GOOGLE_CONFIG,  # issue 16: Cloud Run's listing window
-        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH, *_GOOGLE_CLOUD_RUN),
+        config=GOOGLE_CONFIG,  # issue 16: Cloud Run's and Dataflow's listing windows
+        services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH, *_GOOGLE_CLOUD_RUN,
+                  *_GOOGLE_DATAFLOW),
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job",
                                   "submit_batch_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)

@@ -672,11 +672,11 @@ PINS: tuple[Pin, ...] = (
         sha256="cb1cdb5ae35bd7abeed1e5be8c335f92aa0dfc1c63bfa9010d790dff0a7b57ef",
         pinned="apache-airflow-task-sdk==1.3.2",
     ),
-    # issue 15: SageMaker training / processing / transform (durable_jobs/operators/_aws_sagemaker.py, staged)
+    # issue 15: SageMaker training / processing / transform (durable_jobs/operators/aws_sagemaker.py)
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerBaseOperator._check_if_job_exists",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators._aws_sagemaker:_SageMakerJobMixin._check_bare_name",),
+        used_by=("durable_jobs.operators.aws_sagemaker:_SageMakerJobMixin._check_bare_name",),
         why="action_if_job_exists='fail' asks upstream's own existence check (Describe*Job; a ValidationException "
             "reads as 'no such job') for the bare name the user wrote.",
         sha256="5676f3179c14a42d1034aad7232f91b8e35dab82912144b77da4458f01da5b0a",
@@ -685,7 +685,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator._read_output_files",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.job_result",),
+        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.job_result",),
         why="Upstream's output_files_to_xcom reader, called as upstream calls it for the OutputFiles of the result.",
         sha256="6722c1719b7c0e2f48e2ea76c930d74ed6abb10804759fb061414425fd10f289",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -693,7 +693,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator._get_unique_model_name",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.prepare_request",),
+        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.prepare_request",),
         why="Upstream's model step (check_if_model_exists / action_if_model_exists), called as upstream calls it.",
         sha256="f6b397240a35e5532d8fcfe38062a6af6cacca543a147506ed4bd735b223b621",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -701,8 +701,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTrainingOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators._aws_sagemaker:_SageMakerJobMixin.prepare_request",
-                 "durable_jobs.operators._aws_sagemaker:SageMakerTrainingOperator.job_result"),
+        used_by=("durable_jobs.operators.aws_sagemaker:_SageMakerJobMixin.prepare_request",
+                 "durable_jobs.operators.aws_sagemaker:SageMakerTrainingOperator.job_result"),
         why="execute cannot be called without creating the job: its preprocess_config call, its name check, its "
             "log lines, its deferrable-only-when-waiting rule and its return value are copied.",
         sha256="b7f3fb92282529f0b4c89da829769d9ba7c9fb2ccc16da1cd44392b72d4e29fb",
@@ -711,8 +711,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.prepare_request",
-                 "durable_jobs.operators._aws_sagemaker:SageMakerProcessingOperator.job_result"),
+        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.prepare_request",
+                 "durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.job_result"),
         why="As for training, plus its output_files_to_xcom check and OutputFiles in the return value.",
         sha256="d5698ea41120144bf7d633399556327aad267ad61717957a2e10d558984ac8e4",
         pinned="apache-airflow-task-sdk==1.3.2",
@@ -720,8 +720,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.prepare_request",
-                 "durable_jobs.operators._aws_sagemaker:SageMakerTransformOperator.on_job_known"),
+        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.prepare_request",
+                 "durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.on_job_known"),
         why="As for training, plus its model step, its transform job link and its monitoring log line.",
         sha256="f9cc21e1689de3a12794cf90f871456bd26f38217186639091821ac7a4ddcace",
         pinned="apache-airflow-task-sdk==1.3.2",
@@ -780,6 +780,70 @@ PINS: tuple[Pin, ...] = (
         used_by=(f"{_OPS_GCP}.cloud_run:CloudRunExecuteJobOperator._forward_logs",),
         why="verbose=True forwards the execution's container logs through upstream's own helper.",
         sha256="a504fbc84dba493a7fd79f60fcf1978a6ec5f7a6605761a73d52e3e1b788864b",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    # issue 16: Dataflow templates (durable_jobs/operators/google/dataflow.py, durable_jobs/hooks/google_dataflow.py)
+    Pin(
+        target="airflow.providers.google.cloud.hooks.dataflow:DataflowHook._update_environment",
+        kind=PRIVATE,
+        used_by=(f"{_OPS_GCP}.dataflow:DataflowTemplatedJobStartOperator.prepare_request",),
+        why="The templated launch's runtime environment, merged from the operator's options and environment "
+            "exactly as upstream's start_template_dataflow merges them before its launch.",
+        sha256="e5999a8b52523a3bebb99210e0138c8dc69c12dc3067971d2333347000723093",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target="airflow.providers.google.cloud.hooks.dataflow:DataflowHook.build_dataflow_job_name",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.google_dataflow:job_name",),
+        why="Its name rule and error message (`_` becomes `-`, [-a-z0-9] starting with a letter) are copied; "
+            "the 8-character uuid it appends on every try is replaced by the epoch's key.",
+        sha256="608b7714c0691b1ea2194dfa4c4a2c4895647c0f6d047f8c26cbb65dec899214",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target="airflow.providers.google.cloud.hooks.dataflow:DataflowJobTerminalStateHelper"
+               ".job_reached_terminal_state",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.google_dataflow:dataflow_phase",),
+        why="The synchronous reading of a job's state (expected_terminal_state, streaming, wait_until_finished) "
+            "and its error messages are copied into our state reading.",
+        sha256="4fdcb6a88b8c3377465437bbed3f0f4d0afd6464332326a73a44e02e2a2d74c1",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target="airflow.providers.google.cloud.triggers.dataflow:TemplateJobStartTrigger.run",
+        kind=COPIED,
+        used_by=("durable_jobs.hooks.google_dataflow:dataflow_phase",),
+        why="The deferred reading (DONE succeeds, FAILED and STOPPED fail, the rest keeps waiting) and its event "
+            "messages are copied for our trigger.",
+        sha256="83d72df9d5ff7ce2f38f8d35f39f1272b39d388d6c2ea3a17139cdf245dbc9f0",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataflow:DataflowTemplatedJobStartOperator.execute",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.on_job_known",),
+        why="What upstream does once the job is known is copied: the job_id XCom and the Dataflow Job link.",
+        sha256="7683e1a5b7f19f360df4dffdc9121374249bcc9ba25f2653f331519410b13d5a",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataflow:DataflowStartFlexTemplateOperator.execute",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.on_job_known",
+                 "durable_jobs.operators.google.dataflow:DataflowStartFlexTemplateOperator.job_result"),
+        why="The job_id XCom, the Dataflow Job link and the return value (the job dict) are upstream's.",
+        sha256="59b4c941996e27f2d0f751499d2b9ec0fac4b8627c12f958987385591536f67b",
+        pinned="apache-airflow-providers-google==22.8.0",
+    ),
+    Pin(
+        target=f"{_GCP}.dataflow:DataflowTemplatedJobStartOperator.execute_complete",
+        kind=COPIED,
+        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.execute_complete",),
+        why="An event of the official trigger (a task deferred by the official operator, resumed by ours) is "
+            "handled as upstream handles it: its log line and AirflowException(message).",
+        sha256="47b6e69c2e7f7ee61bf342c8cf03fa95b5cd33109c8638d88779b56aaab8b19b",
         pinned="apache-airflow-providers-google==22.8.0",
     ),
     Pin(

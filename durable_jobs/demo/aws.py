@@ -62,6 +62,10 @@ POLL_OP["redshift-data"] = "redshift-data:DescribeStatement"
 EXAMPLE_TASKS["emr-steps"] = ("aws_emr_steps", "nightly_report", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
 SUBMIT_OP["emr-steps"] = "elasticmapreduce:AddJobFlowSteps"
 POLL_OP["emr-steps"] = "elasticmapreduce:ListSteps"
+# Amazon SageMaker (training; processing and transform share its client)
+EXAMPLE_TASKS["sagemaker"] = ("aws_sagemaker", "nightly_training", {"check_interval": 0.2, "retry_delay": timedelta(0)})
+SUBMIT_OP["sagemaker"] = "sagemaker:CreateTrainingJob"
+POLL_OP["sagemaker"] = "sagemaker:DescribeTrainingJob"
 
 
 def _moto_available() -> bool:

@@ -16,6 +16,7 @@ MODULES = {
     "dataproc_batches": "durable_jobs.demo.google_dataproc",
     "cloud_batch": "durable_jobs.demo.google_cloud_batch",
     "cloud_run": "durable_jobs.demo.google_cloud_run",
+    "google_dataflow": "durable_jobs.demo.google_dataflow",
 }
 
 

@@ -423,6 +423,9 @@ _SUBMODULE_EXPORTS: dict[str, str] = {
     "EmrContainerOperator": "durable_jobs.operators.aws_emr_containers",
     "RedshiftDataOperator": "durable_jobs.operators.aws_redshift_data",
     "EmrAddStepsOperator": "durable_jobs.operators.aws_emr_steps",
+    "SageMakerTrainingOperator": "durable_jobs.operators.aws_sagemaker",
+    "SageMakerProcessingOperator": "durable_jobs.operators.aws_sagemaker",
+    "SageMakerTransformOperator": "durable_jobs.operators.aws_sagemaker",
 }
 
 

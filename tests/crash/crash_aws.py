@@ -31,6 +31,7 @@ from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
 from durable_jobs.hooks.aws_glue import GLUE_STATES
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
 from durable_jobs.hooks.aws_redshift_data import REDSHIFT_DATA_STATES
+from durable_jobs.hooks.aws_sagemaker import SAGEMAKER_STATES
 from durable_jobs.hooks.aws_stepfunctions import STEP_FUNCTIONS_STATES
 
 #: What the Airflow processes read the shared EMR Serverless application's id from (crash_dags.py).
@@ -213,6 +214,32 @@ SERVICES["emr_containers"] = AwsService(
     _emr_containers_unknown)
 #: What the Airflow processes read the shared EMR on EKS virtual cluster's id from (crash_dags.py).
 EMR_VIRTUAL_CLUSTER_ENV = "DJ_CRASH_EMR_VIRTUAL_CLUSTER"
+
+
+def _sagemaker_training_jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One moto for every cell: a cell's training jobs carry a "cell" tag naming its DAG (the job name is
+    # the cell's for the official operator, <cell name>-<key> for ours); DescribeTrainingJob reads each.
+    from moto.sagemaker.models import sagemaker_backends
+
+    from durable_jobs.emulators.aws_env import ACCOUNT
+
+    jobs = [j for j in list(sagemaker_backends[ACCOUNT][REGION].training_jobs.values())
+            if {"Key": "cell", "Value": vendor.job_name} in (j.tags or [])]
+    sm = vendor.env.client("sagemaker", direct=True)
+    return [{"id": j.training_job_name, "token": j.training_job_name,
+             "status": sm.describe_training_job(TrainingJobName=j.training_job_name)["TrainingJobStatus"]}
+            for j in sorted(jobs, key=lambda j: j.creation_time)]
+
+
+def _sagemaker_unknown(body: dict[str, Any]) -> dict[str, Any]:
+    body["TrainingJobStatus"] = UNKNOWN_STATE
+    return body
+
+
+SERVICES["sagemaker"] = AwsService(
+    "sagemaker", "Amazon SageMaker", "sagemaker:CreateTrainingJob", "sagemaker:DescribeTrainingJob",
+    ("sagemaker:StopTrainingJob",), SAGEMAKER_STATES.active, "sagemaker_training_job_name",
+    _sagemaker_training_jobs, _sagemaker_unknown)
 
 
 class AwsVendor:

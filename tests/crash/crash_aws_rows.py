@@ -79,6 +79,10 @@ def _moto_job(run: AwsCellRun, job_id: str) -> Any:
         from moto.emrcontainers.models import emrcontainers_backends
 
         return emrcontainers_backends[ACCOUNT][REGION].job_runs[job_id]
+    if vendor == "sagemaker":  # tests/crash/crash_sagemaker_rows.py: the job's state manager (aws_moto_sagemaker)
+        from moto.sagemaker.models import sagemaker_backends
+
+        return sagemaker_backends[ACCOUNT][REGION].training_jobs[job_id].__dict__["_dj_state"]
     raise StackError(f"{run.cell.id}: no moto lookup for {vendor} jobs")
 
 

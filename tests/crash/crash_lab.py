@@ -72,6 +72,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     fleet = stack = aws_fleet = sf_fleet = bq_fleet = dp_fleet = None
     cb_fleet: Any = None  # issue 16: the Cloud Batch gRPC emulator (tests/crash/crash_cloud_batch.py)
     cr_fleet: Any = None  # issue 16: the Cloud Run gRPC emulator (tests/crash/crash_cloud_run.py)
+    df_fleet: Any = None  # issue 16: the Dataflow REST emulator (tests/crash/crash_dataflow.py)
     outcomes: dict[str, Outcome] = {}
     ready = started
     try:
@@ -114,6 +115,12 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             cr_fleet = CloudRunFleet([c.key for c in cloud_run],
                                      lagged=[c.key for c in cloud_run if c.scenario.name == "CLOUD-RUN-LIST-LAG"])
             env.update(cr_fleet.conn_env({c.conn_id: c.key for c in cloud_run}))
+        dataflow = [c for c in cells if c.scenario.vendor in ("dataflow_templated", "dataflow_flex")]
+        if dataflow:  # one Dataflow REST emulator, a project per cell (tests/crash/crash_dataflow.py)
+            from crash_dataflow import DataflowFleet
+
+            df_fleet = DataflowFleet([c.key for c in dataflow])
+            env.update(df_fleet.conn_env({c.conn_id: c.key for c in dataflow}))
         # Every Airflow process imports tests/crash/vendor_route/sitecustomize.py, which routes each vendor's hook
         # whose environment variable the fleets above set (one file: only the first sitecustomize is imported).
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROUTE_DIR), os.environ.get("PYTHONPATH", "")) if p)
@@ -133,6 +140,7 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
         emulators.update({c.id: dp_fleet.tenants[c.key] for c in dataproc})  # type: ignore[union-attr,misc]
         emulators.update({c.id: cb_fleet.tenants[c.key] for c in cloud_batch})
         emulators.update({c.id: cr_fleet.tenants[c.key] for c in cloud_run})
+        emulators.update({c.id: df_fleet.tenants[c.key] for c in dataflow})
         outcomes = run_cells(stack, emulators, cells)
     finally:
         cells_done = time.monotonic()
@@ -152,6 +160,8 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
             cb_fleet.stop()
         if cr_fleet is not None:
             cr_fleet.stop()
+        if df_fleet is not None:
+            df_fleet.stop()
         # Deviations carry their task-log tail in the outcome; the whole home is kept for harness errors.
         failed = any(o.error for o in outcomes.values()) or len(outcomes) < len(cells)
         if keep or failed or os.environ.get("DJ_CRASH_KEEP") == "1":

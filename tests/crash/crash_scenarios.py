@@ -967,6 +967,11 @@ from crash_cloud_run import CLOUD_RUN_SCENARIOS, CloudRunCellRun  # noqa: E402 -
 if GOOGLE_ROWS:  # issue 16: Cloud Run rows, behind the same gate as the other Google rows
     SCENARIOS.update({s.name: s for s in CLOUD_RUN_SCENARIOS})
 
+from crash_dataflow import DATAFLOW_SCENARIOS, DataflowCellRun  # noqa: E402 - builds on crash_bigquery's pattern
+
+if GOOGLE_ROWS:  # issue 16: Dataflow rows (templated and flex), behind the same gate as the other Google rows
+    SCENARIOS.update({s.name: s for s in DATAFLOW_SCENARIOS})
+
 # Issue 15: DatabricksRunNowOperator's rows, and W2/W5/SIGTERM/MARK-FAILED for AWS Glue and EMR Serverless.
 from crash_aws_rows import AWS_ROW_SCENARIOS  # noqa: E402 - builds on AwsCellRun above
 from crash_notebook import NOTEBOOK_SCENARIOS  # noqa: E402 - builds on the drivers above
@@ -1001,6 +1006,11 @@ from crash_emr_steps_rows import EMR_STEPS_SCENARIOS  # noqa: E402 - builds on c
 
 SCENARIOS.update({s.name: s for s in EMR_STEPS_SCENARIOS})
 
+# Issue 15: Amazon SageMaker training rows (W2, W5, SIGTERM, MARK-FAILED; sync and deferrable).
+from crash_sagemaker_rows import SAGEMAKER_SCENARIOS  # noqa: E402 - builds on crash_aws_rows above
+
+SCENARIOS.update({s.name: s for s in SAGEMAKER_SCENARIOS})
+
 from crash_databricks_sql import SQL_SCENARIOS, DatabricksSqlCellRun  # noqa: E402 - builds on CellRun above
 
 SCENARIOS.update({s.name: s for s in SQL_SCENARIOS})
@@ -1018,6 +1028,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     kind = DataprocCellRun if vendor in ("dataproc_jobs", "dataproc_batches") else kind
     kind = CloudBatchCellRun if vendor == "cloud_batch" else kind
     kind = CloudRunCellRun if vendor == "cloud_run" else kind
+    kind = DataflowCellRun if vendor in ("dataflow_templated", "dataflow_flex") else kind
     kind = DatabricksSqlCellRun if vendor == "databricks_sql" else kind
     run = kind(stack, emulator, cell)
     started = time.monotonic()

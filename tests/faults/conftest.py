@@ -35,7 +35,9 @@ VENDORS = (*VENDORS, "emr_containers")
 VENDORS = (*VENDORS, "redshift_data")
 VENDORS = (*VENDORS, "emr_steps")  # issue 15: Amazon EMR steps (EmrAddStepsOperator)
 VENDORS = (*VENDORS, "cloud_run")  # issue 16: tests/faults/targets_cloud_run.py
+VENDORS = (*VENDORS, "google_dataflow")  # issue 16: tests/faults/targets_dataflow.py
 VENDORS = (*VENDORS, "databricks_sql")  # issue 15: DatabricksSqlTarget in tests/faults/targets.py
+VENDORS = (*VENDORS, "sagemaker")  # issue 15: Amazon SageMaker training jobs (AwsTarget)
 CONCURRENCY = 16
 
 
@@ -85,6 +87,12 @@ def _targets(ids: list[tuple[str, str, str, str]]):
             from targets_cloud_run import CloudRunTarget
 
             made[cell] = CloudRunTarget(cell)
+            stop.append(made[cell].stop)
+            continue
+        if vendor == "google_dataflow":
+            from targets_dataflow import DataflowTarget
+
+            made[cell] = DataflowTarget(cell)
             stop.append(made[cell].stop)
             continue
         if vendor == "snowflake_sql_api":

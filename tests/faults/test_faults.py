@@ -23,7 +23,7 @@ def test_fault_cell(cell_id: str, fault_matrix: dict) -> None:
         first = out["first_line"]
         # The first line names the vendor, the endpoint (or the job), and says what happens next.
         assert first.startswith(("Databricks", "AWS", "Amazon", "EMR", "Snowflake", "BigQuery", "Dataproc",
-                                  "Cloud Batch", "Cloud Run", "faults")), first
+                                  "Cloud Batch", "Cloud Run", "Dataflow", "faults")), first
         assert len(first) < 1500, first
 
 

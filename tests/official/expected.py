@@ -834,6 +834,43 @@ REASONS = (
 )
 
 
+# ---- Google Cloud Dataflow templates (provider 22.8.0): DataflowTemplatedJobStartOperator,
+# DataflowStartFlexTemplateOperator (issue 16; docs/google/dataflow.md)
+_DATAFLOW = "unit/google/cloud/operators/test_dataflow.py"
+DATAFLOW_HOOK_MOCKED = Entry(
+    INTERNAL,
+    "The test patches `airflow.providers.google.cloud.operators.dataflow.DataflowHook` and asserts its "
+    "`start_template_dataflow` / `start_flex_template` / `launch_job_with_*` calls, or the official trigger's "
+    "arguments. Ours launches through the hook's REST client (`get_conn().projects().locations().templates()` / "
+    "`flexTemplates().launch(...).execute(num_retries=0)`, under the key-derived job name) and defers to its own "
+    "`JobTrigger`; on the mock that launch answers a MagicMock instead of `{'job': {...}}`, which ours refuses.",
+    match=r"launch answered no job id \(<MagicMock",
+)
+DATAFLOW_KILL_NOT_BY_USER = Entry(
+    DELIBERATE,
+    KILL_NOT_BY_USER.reason.split(" Glue's")[0] + " `cancel_on_kill=True` (upstream's boolean) is read as \"user\".",
+    match=r"Expected 'cancel_job' to be called once\. Called 0 times",
+    link=README_DIFFERENCES,
+)
+REASONS = (
+    *REASONS,
+    Reason(DATAFLOW_HOOK_MOCKED, _ids(
+        _DATAFLOW,
+        "TestDataflowTemplatedJobStartOperator::test_execute",
+        "TestDataflowTemplatedJobStartOperator::test_deferrable_threads_cancel_on_kill_false_into_trigger",
+        "TestDataflowStartFlexTemplateOperator::test_deferrable_threads_cancel_on_kill_false_into_trigger",
+        "TestDataflowStartFlexTemplateOperator::test_deferrable_threads_drain_pipeline_into_trigger",
+    )),
+    Reason(MAGICMOCK_CONTEXT, _ids(
+        _DATAFLOW,
+        "TestDataflowTemplatedJobStartOperator::test_execute_with_deferrable_mode",
+        "TestDataflowStartFlexTemplateOperator::test_execute",
+        "TestDataflowStartFlexTemplateOperator::test_execute_with_deferrable_mode",
+    )),
+    Reason(DATAFLOW_KILL_NOT_BY_USER, _ids(_DATAFLOW, "TestDataflowStartFlexTemplateOperator::test_on_kill")),
+)
+
+
 # ---- Amazon EMR on EKS (amazon 9.39.0): EmrContainerOperator (issue 15; docs/emulators/aws-emr-containers.md)
 _EMR_CONTAINERS = "unit/amazon/aws/operators/test_emr_containers.py"
 EMR_CONTAINERS_CLIENT = Entry(
@@ -1048,5 +1085,91 @@ REASONS = (
         "TestEmrAddStepsOperator::test_init_with_cluster_name",
         "TestEmrAddStepsOperator::test_render_template_from_file",
         "TestEmrAddStepsOperator::test_wait_for_completion",
+    )),
+)
+
+
+# ---- Amazon SageMaker (amazon 9.39.0): SageMakerTrainingOperator, SageMakerProcessingOperator,
+# SageMakerTransformOperator (issue 15; docs/emulators/aws-sagemaker.md)
+_SM_TRAINING = "unit/amazon/aws/operators/test_sagemaker_training.py"
+_SM_PROCESSING = "unit/amazon/aws/operators/test_sagemaker_processing.py"
+_SM_TRANSFORM = "unit/amazon/aws/operators/test_sagemaker_transform.py"
+SAGEMAKER_CREATE_MOCKED = Entry(
+    INTERNAL,
+    "The test patches `SageMakerHook.create_training_job` / `create_transform_job`, which check the S3 inputs "
+    "(`check_training_config`, `check_s3_url`) and then call the client. Ours makes the same S3 check itself and "
+    "creates the job with `CreateTrainingJob` / `CreateTransformJob` on the hook's client under the keyed name "
+    "(`SageMakerJobClient`): the patched method is never called, and the check runs on the test's placeholder "
+    "URI `s3_uri`, which `S3Hook.parse_s3_url` refuses (as upstream's check would, had the test not patched it "
+    "out).",
+    match=r"S3HookUriParseFailure: .*provided: \"s3_uri\"",
+)
+SAGEMAKER_NAME_PATTERN = Entry(
+    DELIBERATE,
+    "The test names its processing job `job_name`. SageMaker's names follow `^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}` "
+    "(no underscores: AWS refuses the create); ours builds the keyed name `<name>-<key>` and checks it before "
+    "anything is sent, failing with an error that names the field and the fix (upstream sends it and lets AWS "
+    "refuse it).",
+    match=r"DurableJobConfigError: ProcessingJobName 'job_name' does not fit SageMaker's pattern",
+    link=AWS_DIFFERENCES,
+)
+SAGEMAKER_OFFICIAL_ERROR_EVENT = Entry(
+    DELIBERATE,
+    "The test hands `execute_complete` the official trigger's `{'status': 'error', ...}` event and expects "
+    "upstream's RuntimeError. Ours takes an official trigger's event as the job's outcome only when it says "
+    "success (an error may be the waiter's own, not the job's); otherwise it watches the job with its own "
+    "`JobTrigger`, which fails the task with SageMaker's `FailureReason` once the job is Failed: it defers "
+    "again.",
+    match=r"TaskDeferred",
+    link=AWS_DIFFERENCES,
+)
+REASONS = (
+    *REASONS,
+    Reason(SAGEMAKER_CREATE_MOCKED, (
+        *_ids(
+            _SM_TRAINING,
+            "TestSageMakerTrainingOperator::test_deferred_trigger_receives_hook_configuration",
+            "TestSageMakerTrainingOperator::test_execute_openlineage_data",
+            "TestSageMakerTrainingOperator::test_execute_without_check_if_job_exists",
+            "TestSageMakerTrainingOperator::test_integer_fields",
+            "TestSageMakerTrainingOperator::test_operator_complete_before_defer",
+            "TestSageMakerTrainingOperator::test_operator_defer",
+        ),
+        *_ids(
+            _SM_TRANSFORM,
+            "TestSageMakerTransformOperator::test_deferred_trigger_receives_hook_configuration",
+            "TestSageMakerTransformOperator::test_execute",
+            "TestSageMakerTransformOperator::test_execute_with_check_if_job_exists",
+            "TestSageMakerTransformOperator::test_execute_without_check_if_job_exists",
+            "TestSageMakerTransformOperator::test_execute_without_check_if_model_exists",
+            "TestSageMakerTransformOperator::test_integer_fields",
+            "TestSageMakerTransformOperator::test_log_correct_url",
+            "TestSageMakerTransformOperator::test_operator_complete_before_defer",
+            "TestSageMakerTransformOperator::test_operator_defer",
+            "TestSageMakerTransformOperator::test_operator_lineage_data",
+            "TestSageMakerTransformOperator::test_when_model_already_exists_it_should_add_timestamp_to_model_name",
+        ),
+    )),
+    Reason(SAGEMAKER_NAME_PATTERN, _ids(
+        _SM_PROCESSING,
+        "TestSageMakerProcessingOperator::test_deferred_trigger_receives_hook_configuration",
+        "TestSageMakerProcessingOperator::test_execute",
+        "TestSageMakerProcessingOperator::test_execute_with_existing_job_timestamp",
+        "TestSageMakerProcessingOperator::test_execute_with_stopping_condition",
+        "TestSageMakerProcessingOperator::test_integer_fields_with_stopping_condition",
+        "TestSageMakerProcessingOperator::test_integer_fields_without_stopping_condition",
+        "TestSageMakerProcessingOperator::test_operator_complete_before_defer",
+        "TestSageMakerProcessingOperator::test_operator_defer",
+        "TestSageMakerProcessingOperator::test_operator_openlineage_data",
+        "TestSageMakerProcessingOperatorOutputFiles::test_no_output_files_returns_unchanged",
+        "TestSageMakerProcessingOperatorOutputFiles::test_output_files_invalid_json_sets_error",
+        "TestSageMakerProcessingOperatorOutputFiles::test_output_files_no_matching_output_logs_warning",
+        "TestSageMakerProcessingOperatorOutputFiles::test_output_files_not_found_sets_error",
+        "TestSageMakerProcessingOperatorOutputFiles::test_output_files_read_from_s3",
+        "TestSageMakerProcessingOperatorOutputFiles::test_output_files_s3_error_does_not_fail_task",
+    )),
+    Reason(SAGEMAKER_OFFICIAL_ERROR_EVENT, _ids(
+        _SM_TRANSFORM,
+        "TestSageMakerTransformOperator::test_execute_complete_raises_when_job_failed_during_deferred_wait",
     )),
 )

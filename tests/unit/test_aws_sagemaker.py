@@ -87,7 +87,7 @@ def test_the_client_is_rebuilt_in_the_triggerer_from_its_kwargs():
 def test_same_arguments_template_fields_and_links_as_the_official_operator(name):
     from airflow.providers.amazon.aws.operators import sagemaker as official
 
-    from durable_jobs.operators import _aws_sagemaker as aws
+    from durable_jobs.operators import aws_sagemaker as aws
     from durable_jobs.operators.base import DurableJobMixin
 
     theirs_cls, mine_cls = getattr(official, name), getattr(aws, name)
@@ -106,7 +106,7 @@ def test_same_arguments_template_fields_and_links_as_the_official_operator(name)
 
 
 def test_the_user_name_is_read_from_the_rendered_config():
-    from durable_jobs.operators._aws_sagemaker import SageMakerTrainingOperator, SageMakerTransformOperator
+    from durable_jobs.operators.aws_sagemaker import SageMakerTrainingOperator, SageMakerTransformOperator
 
     assert SageMakerTrainingOperator(task_id="t", config={"TrainingJobName": "a"}).user_idempotency_token() == "a"
     nested = SageMakerTransformOperator(task_id="t", config={"Transform": {"TransformJobName": "b"}})
@@ -117,7 +117,7 @@ def test_the_user_name_is_read_from_the_rendered_config():
 
 
 def test_wait_bounds_follow_upstream():
-    from durable_jobs.operators._aws_sagemaker import SageMakerTrainingOperator
+    from durable_jobs.operators.aws_sagemaker import SageMakerTrainingOperator
 
     deferred = SageMakerTrainingOperator(task_id="t", config={}, deferrable=True, max_attempts=7)
     assert deferred.max_polls() == 7 and deferred.wait_for_termination
@@ -129,7 +129,7 @@ def test_wait_bounds_follow_upstream():
 
 
 def test_a_failed_job_raises_upstreams_message():
-    from durable_jobs.operators._aws_sagemaker import SageMakerProcessingOperator
+    from durable_jobs.operators.aws_sagemaker import SageMakerProcessingOperator
 
     op = SageMakerProcessingOperator(task_id="t", config={})
     err = op.failure_error({}, "n", JobStatus(JobPhase.FAILED, "Failed", "AlgorithmError: boom", {}))

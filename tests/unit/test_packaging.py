@@ -287,6 +287,7 @@ def test_metadata_license_and_extras(wheel):
     assert not [c for c in meta.get_all("Classifier") or () if c.startswith("License ::")]
     extras = set(meta.get_all("Provides-Extra") or ())
     families = {f.extra for f in vendors.families(supported=True)}
+    families |= {s.extra for _, s in vendors.services() if s.extra}  # google-dataflow: the Beam provider
     assert families, "the registry lists no supported family"
     assert extras == families | {"testing", "docs", "test"}, (
         f"extras {sorted(extras)}; expected one per supported vendor family {sorted(families)} "

@@ -94,6 +94,12 @@ def test_every_family_extra_exists_in_pyproject():
     for family in vendors.families(supported=True):
         assert family.extra in extras, f"pyproject lacks the [{family.extra}] extra of {family.name}"
         assert any(family.provider in req for req in extras[family.extra])
+    for family, service in vendors.services():  # a service whose official hook needs another provider
+        if service.extra:
+            assert service.extra in extras, f"pyproject lacks the [{service.extra}] extra of {service.name}"
+            assert any(service.extra_provider in req for req in extras[service.extra])
+            assert any(f"[{family.extra}]" in req for req in extras[service.extra]), (
+                f"[{service.extra}] must pull in [{family.extra}]")
 
 
 def test_registry_keys_are_unique_and_lookups_name_what_is_missing():

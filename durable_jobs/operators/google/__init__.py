@@ -3,7 +3,8 @@
 ``from durable_jobs.operators.google import BigQueryInsertJobOperator`` imports only ``bigquery`` (and the
 official BigQuery operator module): each class is loaded on first use (PEP 562), so a DAG file that uses
 BigQuery does not pay at parse time for Dataproc's provider and client imports, as with the official
-per-service modules.
+per-service modules. The Dataflow operators need the ``google-dataflow`` extra (the Apache Beam provider):
+without it, importing them raises ``ModuleNotFoundError`` naming that extra.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ _MODULES = {
     "BigQueryInsertJobOperator": "bigquery",
     "CloudBatchSubmitJobOperator": "cloud_batch",
     "CloudRunExecuteJobOperator": "cloud_run",
+    "DataflowStartFlexTemplateOperator": "dataflow",
+    "DataflowTemplatedJobStartOperator": "dataflow",
     "DataprocCreateBatchOperator": "dataproc",
     "DataprocSubmitJobOperator": "dataproc",
 }
@@ -24,6 +27,10 @@ if TYPE_CHECKING:
     from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
     from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
     from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+    from durable_jobs.operators.google.dataflow import (
+        DataflowStartFlexTemplateOperator,
+        DataflowTemplatedJobStartOperator,
+    )
     from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
 
 
@@ -34,4 +41,5 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["BigQueryInsertJobOperator", "CloudBatchSubmitJobOperator", "CloudRunExecuteJobOperator",
+           "DataflowStartFlexTemplateOperator", "DataflowTemplatedJobStartOperator",
            "DataprocCreateBatchOperator", "DataprocSubmitJobOperator"]

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators._aws_sagemaker import (
+from durable_jobs.operators.aws_sagemaker import (
     SageMakerProcessingOperator,
     SageMakerTrainingOperator,
     SageMakerTransformOperator,

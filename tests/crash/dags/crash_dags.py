@@ -168,6 +168,9 @@ def _aws_task(cell: dict) -> None:
     if cell["vendor"] == "redshift_data":  # tests/crash/crash_redshift_data_rows.py; the SQL names the cell
         _redshift_data_task(cell, common)
         return
+    if cell["vendor"] == "sagemaker":  # tests/crash/crash_sagemaker_rows.py; a "cell" tag names the cell
+        _sagemaker_task(cell, common)
+        return
     op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
     op(job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def", poll_interval=1,
        max_retries=600, **common)
@@ -372,6 +375,41 @@ def _emr_containers_task(cell: dict, common: dict) -> None:
        job_driver={"sparkSubmitJobDriver": {"entryPoint": SCRIPT}}, poll_interval=1, **common)
 
 
+class SageMakerReadsOnComplete:
+    """One ``ListTrainingJobs`` the worker makes inside ``execute_complete`` (W5, SageMaker, deferrable): the trigger
+    never calls it, so the cell can hold it (tests/crash/crash_sagemaker_rows.py)."""
+
+    def execute_complete(self, context, event=None):
+        self.hook.conn.list_training_jobs(MaxResults=1)
+        return super().execute_complete(context, event)
+
+
+def _sagemaker_task(cell: dict, common: dict) -> None:
+    """Amazon SageMaker: ours or the official ``SageMakerTrainingOperator``; a "cell" tag names the cell (job names
+    take no underscores: the name is the DAG id with hyphens, and "fail" shortened to "fl", since the emulator ends
+    a job whose name holds it Failed: ``aws_moto_sagemaker.FAIL_MARKER``)."""
+    import re
+
+    from airflow.providers.amazon.aws.operators import sagemaker as official_sm
+
+    from durable_jobs.operators.aws import SageMakerTrainingOperator
+
+    op = SageMakerTrainingOperator if cell["operator"] == "ours" else official_sm.SageMakerTrainingOperator
+    if cell.get("reads_output"):
+        op = type(op.__name__, (SageMakerReadsOnComplete, op), {"__module__": __name__})
+    config = {
+        "TrainingJobName": re.sub(r"(?i)fail", "fl", re.sub(r"[^a-zA-Z0-9-]", "-", cell["dag_id"]))[:63].strip("-"),
+        "RoleArn": ROLE_ARN,
+        "AlgorithmSpecification": {"TrainingImage": "123456789012.dkr.ecr.us-east-1.amazonaws.com/xgb:1",
+                                   "TrainingInputMode": "File"},
+        "OutputDataConfig": {"S3OutputPath": "s3://durable-bucket/model/"},
+        "ResourceConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.large", "VolumeSizeInGB": 5},
+        "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
+        "Tags": [{"Key": "cell", "Value": cell["dag_id"]}],
+    }
+    op(config=config, check_interval=1, max_attempts=600, print_log=False, **common)
+
+
 def _cloud_batch_task(cell: dict) -> None:
     """The cell's Cloud Batch job, ours or the official one, on its own connection (its own project), under a
     fixed ``job_name`` as a user's would be (tests/crash/crash_cloud_batch.py)."""
@@ -410,6 +448,31 @@ def _cloud_run_task(cell: dict) -> None:
     op(**kwargs)
 
 
+def _dataflow_task(cell: dict) -> None:
+    """The cell's Dataflow template job, ours or the official one, on its own connection (its own project;
+    tests/crash/crash_dataflow.py)."""
+    from airflow.providers.google.cloud.operators import dataflow as official_dataflow
+
+    from durable_jobs.operators.google import dataflow as ours_dataflow
+
+    ours = cell["operator"] == "ours"
+    module = ours_dataflow if ours else official_dataflow
+    project = "crash-" + cell["dag_id"].removeprefix("crash__").lower().replace("_", "-")
+    kwargs = dict(task_id="submit", gcp_conn_id=cell["conn_id"], project_id=project, location="us-central1",
+                  poll_sleep=1, deferrable=cell["mode"] == "deferrable", **_task_args(cell))
+    if cell["vendor"] == "dataflow_flex":
+        op = module.DataflowStartFlexTemplateOperator
+        kwargs["body"] = {"launchParameter": {"jobName": "crash-cell", "containerSpecGcsPath": "gs://crash/spec.json",
+                                              "parameters": {"cell": cell["dag_id"]}}}
+    else:
+        op = module.DataflowTemplatedJobStartOperator
+        kwargs.update(template="gs://crash/templates/word-count", job_name="crash-cell",
+                      parameters={"cell": cell["dag_id"]})
+    if ours and "cancel_on_kill" in cell:
+        kwargs["cancel_on_kill"] = cell["cancel_on_kill"]
+    op(**kwargs)
+
+
 def _fan_out_tasks(cell: dict, dag) -> None:  # noqa: ANN001
     """tests/crash_scale: ``fan_out`` Databricks tasks in one DAG, each its own run (a triggerer killed under load)."""
     dag.max_active_tasks = cell["fan_out"]
@@ -438,7 +501,7 @@ for cell in _cells():
     ) as dag:
         if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena",
                                   "stepfunctions", "ecs", "redshift_data",
-                                  "emr_containers", "emr_steps"):  # crash_aws.py SERVICES
+                                  "emr_containers", "emr_steps", "sagemaker"):  # crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
@@ -456,6 +519,10 @@ for cell in _cells():
             continue
         if cell.get("vendor") == "cloud_run":  # tests/crash/crash_cloud_run.py
             _cloud_run_task(cell)
+            globals()[cell["dag_id"]] = dag
+            continue
+        if cell.get("vendor") in ("dataflow_templated", "dataflow_flex"):  # tests/crash/crash_dataflow.py
+            _dataflow_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
         if cell.get("vendor") == "snowflake":  # tests/crash/crash_snowflake.py

@@ -103,6 +103,20 @@ def _route_cloud_run() -> None:
 if os.environ.get("DURABLE_JOBS_CLOUD_RUN_EMULATOR_ADDRESS"):
     sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.cloud_run", _route_cloud_run))
 
+# --------------------------------------------------------------------------------------------- Dataflow
+# DataflowHook.get_conn builds its discovery client against dataflow.googleapis.com: it is replaced by the same
+# build() call with the emulator's endpoint, once the hook module is imported
+# (durable_jobs.emulators.dataflow.route_from_env); AsyncDataflowHook (the official trigger) builds its gRPC
+# JobsV1Beta3 client over an insecure channel to the emulator's gRPC face (DURABLE_JOBS_DATAFLOW_EMULATOR_GRPC_ADDRESS).
+def _route_dataflow() -> None:
+    from durable_jobs.emulators.dataflow import route_from_env
+
+    route_from_env()
+
+
+if os.environ.get("DURABLE_JOBS_DATAFLOW_EMULATOR_URL"):
+    sys.meta_path.insert(0, _AfterImport("airflow.providers.google.cloud.hooks.dataflow", _route_dataflow))
+
 # ------------------------------------------------------------------------------------- warm forked children
 # LocalExecutor forks every task from the scheduler's worker processes, and the triggerer forks its trigger
 # runner: what the parent has imported, the child has for free. Without this each task re-imports its vendor's

@@ -14,7 +14,7 @@ from airflow.providers.amazon.aws.operators.sagemaker import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.operators._aws_sagemaker import (
+from durable_jobs.operators.aws_sagemaker import (
     SageMakerProcessingOperator,
     SageMakerTrainingOperator,
     SageMakerTransformOperator,

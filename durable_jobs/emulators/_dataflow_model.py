@@ -40,7 +40,8 @@ ACTIVE_STATES = frozenset({"JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_
 #: ``JOB_STATE_DONE``, or ``JOB_STATE_DRAINED``").
 REQUESTABLE = {"JOB_STATE_CANCELLED": "JOB_STATE_CANCELLING", "JOB_STATE_DRAINED": "JOB_STATE_DRAINING",
                "JOB_STATE_DONE": "JOB_STATE_DONE"}
-#: How long a cancel or drain takes to end the job (emulator clock).
+#: How long a cancel or drain takes to end the job, in wall time: a test that froze a project's clock (the crash
+#: suite, so that its jobs do not finish) still sees a requested stop end, as a cancel does not wait on the job.
 STOP_SECONDS = 0.2
 
 
@@ -58,7 +59,7 @@ class Job:
     fails: bool
     launch: str  # "templates" or "flexTemplates"
     requested: str | None = None
-    requested_at: float | None = None
+    requested_at: float | None = None  # time.monotonic() of the stop request
     forced: str | None = None  # a state set by a test (an unknown one, for example)
 
     def state(self, now: float) -> str:
@@ -67,7 +68,7 @@ class Job:
         if self.requested is not None and self.requested_at is not None:
             if self.requested == "JOB_STATE_DONE":
                 return "JOB_STATE_DONE"
-            if now < self.requested_at + STOP_SECONDS:
+            if time.monotonic() < self.requested_at + STOP_SECONDS:
                 return REQUESTABLE[self.requested]
             return self.requested
         if now < self.pending_until:
@@ -95,6 +96,8 @@ class DataflowModel:
     jobs: dict[str, Job] = field(default_factory=dict)
     launches: list[dict[str, Any]] = field(default_factory=list)
     calls: Counter[str] = field(default_factory=Counter)
+    #: per-project clocks: tenants of one emulator (the crash suite's cells) steer their own jobs' time
+    clocks: dict[str, Clock] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def reset(self) -> None:
@@ -106,6 +109,11 @@ class DataflowModel:
             self.jobs.clear()
             self.launches.clear()
             self.calls.clear()
+            self.clocks.clear()
+
+    def clock_for(self, project: str) -> Clock:
+        with self.lock:
+            return self.clocks.get(project, self.clock)
 
     # ---------------------------------------------------------------- the API
     def launch(self, project: str, location: str, kind: str, body: dict[str, Any], gcs_path: str) -> dict[str, Any]:
@@ -122,7 +130,7 @@ class DataflowModel:
             if not JOB_NAME.match(name):
                 raise ApiError(400, "badRequest", f"(emulator): The job name {name!r} does not match the regular "
                                                   "expression [a-z]([-a-z0-9]{0,1022}[a-z0-9])?")
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             for job in self.jobs.values():
                 if (job.project, job.location, job.name) == (project, location, name) \
                         and job.state(now) in ACTIVE_STATES:
@@ -148,13 +156,13 @@ class DataflowModel:
 
     def get(self, project: str, location: str, job_id: str) -> dict[str, Any]:
         with self.lock:
-            return self._job(project, location, job_id).resource(self.clock.now())
+            return self._job(project, location, job_id).resource(self.clock_for(project).now())
 
     def list(self, project: str, location: str, params: dict[str, Any]) -> dict[str, Any]:
         """``jobs.list`` with ``filter`` (ALL, ACTIVE, TERMINATED) and ``name``; active jobs first, as ALL says."""
         flt, name = str(params.get("filter") or "ALL"), params.get("name")
         with self.lock:
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             visible = [j for j in self.jobs.values() if (j.project, j.location) == (project, location)
                        and now >= j.created + float(self.config["list_lag"]) and (not name or j.name == name)]
             active = sorted((j for j in visible if j.state(now) in ACTIVE_STATES), key=lambda j: j.created)
@@ -167,7 +175,7 @@ class DataflowModel:
         requested = str(body.get("requestedState") or "")
         with self.lock:
             job = self._job(project, location, job_id)
-            now = self.clock.now()
+            now = self.clock_for(project).now()
             if requested not in REQUESTABLE:
                 raise ApiError(400, "badRequest", f"(emulator): requestedState {requested!r} is not supported")
             if job.state(now) not in ACTIVE_STATES:
@@ -176,13 +184,15 @@ class DataflowModel:
             if requested == "JOB_STATE_DRAINED" and not job.streaming:
                 raise ApiError(400, "badRequest", "(emulator): Only streaming jobs can be drained")
             if job.requested is None:
-                job.requested, job.requested_at = requested, now
+                job.requested, job.requested_at = requested, time.monotonic()
             return job.resource(now)
 
     # ---------------------------------------------------------------- test controls
-    def ledger(self) -> dict[str, Any]:
+    def ledger(self, project: str | None = None) -> dict[str, Any]:
+        """Every launch and job; with ``project``, that project's only."""
         with self.lock:
-            now = self.clock.now()
-            return {"launches": list(self.launches), "created": sum(1 for e in self.launches if e["created"]),
-                    "jobs": {j.job_id: {"name": j.name, "state": j.state(now), "streaming": j.streaming}
-                             for j in self.jobs.values()}}
+            launches = [e for e in self.launches if project is None or e["project"] == project]
+            return {"launches": launches, "created": sum(1 for e in launches if e["created"]),
+                    "jobs": {j.job_id: {"name": j.name, "state": j.state(self.clock_for(j.project).now()),
+                                        "streaming": j.streaming, "requested": j.requested}
+                             for j in self.jobs.values() if project is None or j.project == project}}

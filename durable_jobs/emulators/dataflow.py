@@ -21,13 +21,16 @@ elsewhere, and the least invasive one (the rest of the request - paths, query, b
 the connection's credentials, ``num_retries`` - is the hook's own). Credentials: the connection extra
 ``is_anonymous`` gives ``AnonymousCredentials``. Nothing leaves 127.0.0.1.
 
-Not emulated: the gRPC ``JobsV1Beta3`` service that ``AsyncDataflowHook`` (the official ``TemplateJobStartTrigger``)
-reaches. The durable trigger does not use it (``durable_jobs.hooks.google_dataflow``: the REST client in a
-thread), so the official operator's deferrable path is not exercised against this emulator.
+gRPC: ``JobsV1Beta3.GetJob`` only, which ``AsyncDataflowHook`` (the official ``TemplateJobStartTrigger``) polls,
+is served from the same model on a second port (``durable_jobs.emulators._dataflow_grpc``; :meth:`routed` routes
+that hook too). The durable trigger does not use it (``durable_jobs.hooks.google_dataflow``: the REST client in a
+thread); it lets the official operator's deferrable path run against this emulator.
 
 Request pipeline (the BigQuery emulator's): count -> fault ``error`` -> hold ``before`` -> the work -> hold
 ``after`` -> after-work fault (``lose_reply``, ``reset``, ``garbage``, ``slow``, ``rewrite``). Routes:
-``templates/launch``, ``flexTemplates/launch``, ``jobs/get``, ``jobs/list``, ``jobs/update``.
+``templates/launch``, ``flexTemplates/launch``, ``jobs/get``, ``jobs/list``, ``jobs/update``; prefixed with a
+project (``<project>/jobs/get``) a rule reaches that project's requests only, so that the crash suite's cells
+(one project each) share one emulator, as the stack's processes share one ``DURABLE_JOBS_DATAFLOW_EMULATOR_URL``.
 """
 
 from __future__ import annotations
@@ -39,13 +42,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from durable_jobs.emulators._dataflow_grpc import DataflowGrpcServer
+from durable_jobs.emulators._dataflow_grpc import install as install_grpc
 from durable_jobs.emulators._dataflow_model import DEFAULT_CONFIG, DataflowModel
+from durable_jobs.emulators._faults import Clock
 from durable_jobs.emulators._http import ApiError, LoopbackEmulator, Request, Response
 
 PROJECT = "emulator-project"
 REGION = "us-central1"
 #: The environment variable :func:`route_from_env` reads (``http://127.0.0.1:<port>``).
 ROUTE_ENV = "DURABLE_JOBS_DATAFLOW_EMULATOR_URL"
+#: ... and the gRPC face's address (``127.0.0.1:<port>``), for ``AsyncDataflowHook``.
+GRPC_ROUTE_ENV = "DURABLE_JOBS_DATAFLOW_EMULATOR_GRPC_ADDRESS"
 API_PATH = re.compile(r"^/v1b3/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
                       r"(?:(?P<launch>templates|flexTemplates):launch|jobs(?:/(?P<job>[^/]+))?)/*$")
 _STATUS_NAMES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED",
@@ -59,11 +67,19 @@ class DataflowEmulator(LoopbackEmulator):
         super().__init__(host, port)
         self.project = project
         self.app = DataflowModel()
+        self.grpc = DataflowGrpcServer(self.app, host)
+
+    def on_started(self) -> None:
+        self.grpc.start()
+
+    def stop(self) -> None:
+        super().stop()
+        self.grpc.stop()
 
     # -- routing and the Airflow connection ----------------------------------------------------
     @contextlib.contextmanager
     def routed(self) -> Iterator[DataflowEmulator]:
-        with route_hooks(self.url):
+        with route_hooks(self.url, self.grpc.address):
             yield self
 
     def connection_dict(self) -> dict[str, Any]:
@@ -71,11 +87,13 @@ class DataflowEmulator(LoopbackEmulator):
                 "extra": json.dumps({"is_anonymous": True, "project": self.project})}
 
     def airflow_conn_env(self, conn_id: str = "google_cloud_default") -> dict[str, str]:
-        return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps(self.connection_dict()), ROUTE_ENV: self.url}
+        return {f"AIRFLOW_CONN_{conn_id.upper()}": json.dumps(self.connection_dict()), ROUTE_ENV: self.url,
+                GRPC_ROUTE_ENV: self.grpc.address}
 
     # -- test controls ---------------------------------------------------------------------------
-    def ledger(self) -> dict[str, Any]:
-        return self.app.ledger()
+    def ledger(self, project: str | None = None) -> dict[str, Any]:
+        """Every launch and job; with ``project``, that project's only."""
+        return self.app.ledger(project)
 
     def created(self) -> int:
         return int(self.ledger()["created"])
@@ -92,6 +110,15 @@ class DataflowEmulator(LoopbackEmulator):
             if "speed" in changes:
                 self.app.clock.set_speed(float(changes["speed"]))
             return dict(self.app.config)
+
+    def configure_project(self, project: str, *, speed: float) -> None:
+        """A clock of its own for one project's jobs (``speed=0`` freezes one tenant: the crash suite's cells)."""
+        with self.app.lock:
+            clock = self.app.clocks.get(project)
+            if clock is None:
+                clock = self.app.clocks[project] = Clock(self.app.clock.speed)
+                clock.advance(self.app.clock.now())  # the project's jobs keep their times
+            clock.set_speed(float(speed))
 
     def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
         self.app.faults.add({"path": path, "status": status, **rule})
@@ -113,7 +140,7 @@ class DataflowEmulator(LoopbackEmulator):
         """End a batch job now (its state is ``JOB_STATE_DONE`` or ``_FAILED`` on the next read)."""
         with self.app.lock:
             job = self.app.jobs[job_id]
-            now = self.app.clock.now()
+            now = self.app.clock_for(job.project).now()
             job.pending_until, job.done_at = min(job.pending_until, now), min(job.done_at, now)
 
     def set_state(self, job_id: str, state: str | None) -> None:
@@ -157,17 +184,20 @@ class DataflowEmulator(LoopbackEmulator):
         app = self.app
         with app.lock:
             app.calls[route] += 1
-        fault = app.faults.take(route, request.method)
+            app.calls[f"{project}/{route}"] += 1  # per tenant (the crash suite's cells)
+        # a rule on "<project>/<route>" reaches that project only (one emulator, many isolated tenants)
+        scoped = f"{project}/{route}"
+        fault = app.faults.take(scoped, request.method) or app.faults.take(route, request.method)
         if fault is not None and fault.mode == "error":
             return _gerror(fault.error())
-        held = app.holds.take(route, "before", request)
+        held = app.holds.take(scoped, "before", request) or app.holds.take(route, "before", request)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)
         try:
             response = self._work(request, route, project, location, job_id)
         except ApiError as err:
             response = _gerror(err)
-        held = app.holds.take(route, "after", request)
+        held = app.holds.take(scoped, "after", request) or app.holds.take(route, "after", request)
         if held is not None and app.holds.wait(held) == "abandon":
             return Response(drop=True)
         if fault is not None:
@@ -192,9 +222,10 @@ def _gerror(err: ApiError) -> Response:
 
 # -------------------------------------------------------------------- routing the official hook
 @contextlib.contextmanager
-def route_hooks(url: str) -> Iterator[None]:
-    """``DataflowHook.get_conn`` builds its discovery client against ``url`` while the block runs."""
-    saved = _install(url)
+def route_hooks(url: str, grpc_address: str | None = None) -> Iterator[None]:
+    """``DataflowHook.get_conn`` builds its discovery client against ``url`` while the block runs (and, with
+    ``grpc_address``, ``AsyncDataflowHook`` its gRPC client against that)."""
+    saved = _install(url) + (install_grpc(grpc_address) if grpc_address else [])
     try:
         yield
     finally:
@@ -207,6 +238,9 @@ def route_from_env() -> None:
     url = os.environ.get(ROUTE_ENV)
     if url:
         _install(url)
+    address = os.environ.get(GRPC_ROUTE_ENV)
+    if address:
+        install_grpc(address)
 
 
 def _install(url: str) -> list[tuple[Any, str, Any]]:

@@ -51,5 +51,7 @@ df_streaming = templated("df_streaming", parameters={"streaming": "true"})
 df_no_wait = templated("df_no_wait", wait_until_finished=False)
 df_official_fixed = templated("df_official_fixed", operator=OfficialDataflowTemplatedJobStartOperator,
                               append_job_name=False)
+df_official_deferrable = templated("df_official_deferrable", operator=OfficialDataflowTemplatedJobStartOperator,
+                                   deferrable=True)
 df_flex = flex("df_flex")
 df_flex_deferrable = flex("df_flex_deferrable", deferrable=True)

@@ -19,7 +19,7 @@ regular expression ``[a-z]([-a-z0-9]{0,1022}[a-z0-9])?``". The epoch's key *is* 
 Google does not say how soon a launched job shows in ``jobs.list`` (``jobs.get`` by id is not the question: the
 id is what was lost). An empty listing is not taken as proof of absence until ``[durable_jobs]
 dataflow_list_consistency_seconds`` (default 15 s) have passed since the launch attempt (after a crash: since the
-intent was written): ``durable_jobs.hooks.listing.scan_until_consistent``, shared with Cloud Run.
+intent was written): ``durable_jobs.hooks.listing.scan_until_consistent``.
 
 ``append_job_name=False`` (upstream: the name exactly as given, a duplicate fails while the first is active):
 the name is the user's, unchanged; a 409 re-attaches to the active job of that name (which may be another run's:
@@ -53,6 +53,7 @@ from durable_jobs.faults import (
     retry_after_seconds,
 )
 from durable_jobs.hooks.base import MISSING_STATE, JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.google_base import ConnectionProject
 from durable_jobs.hooks.listing import scan_until_consistent
 
 log = logging.getLogger(__name__)
@@ -90,14 +91,8 @@ def consistency_seconds_from_config() -> float:
 
     try:
         return get_float("dataflow_list_consistency_seconds")
-    except KeyError:  # not in the registry's options: Airflow's config (or the env variable), else the default
-        try:
-            from airflow.configuration import conf
-
-            return float(conf.getfloat("durable_jobs", "dataflow_list_consistency_seconds",
-                                       fallback=DEFAULT_CONSISTENCY_SECONDS))
-        except Exception:  # noqa: BLE001 - no Airflow config: the documented default
-            return DEFAULT_CONSISTENCY_SECONDS
+    except KeyError:  # the option is not registered (an older registry): the documented default
+        return DEFAULT_CONSISTENCY_SECONDS
 
 
 def job_name(nonce: str, user_job_name: str | None = None, *, append: bool = True) -> str:
@@ -159,7 +154,17 @@ def dataflow_phase(job: Mapping[str, Any], *, deferred: bool, expected_terminal_
                              f"expected terminal state: {expected}")
 
 
-class DataflowJobClient(JobClient):
+def _json(reply: Any, endpoint: str) -> Mapping[str, Any]:
+    """googleapiclient hands back the raw text of a body that is not JSON (an HTML error page from a proxy):
+    that says nothing about the job, so it is an unreadable reply for the fault policy, not a rejection."""
+    if reply is None:
+        return {}
+    if not isinstance(reply, Mapping):
+        raise UnreadableReplyError(f"{endpoint} answered a reply that is not JSON ({cap(reply, 100)})")
+    return reply
+
+
+class DataflowJobClient(ConnectionProject, JobClient):
     """A launch under the key-derived job name; ``jobs.get`` for its state; ``jobs.list`` by name to find it;
     ``jobs.update`` (cancel, or drain a streaming job) on a user's kill. The external id is Dataflow's job id."""
 
@@ -226,15 +231,6 @@ class DataflowJobClient(JobClient):
                                                drain_pipeline=self.drain_pipeline, cancel_timeout=None)
         return self._hook
 
-    @property
-    def project(self) -> str:
-        if not self.project_id:
-            self.project_id = self.hook.project_id
-        if not self.project_id:
-            raise ValueError(f"project_id is not set and connection {self.gcp_conn_id!r} names no project: "
-                             "pass project_id= or set the connection's 'project' extra")
-        return self.project_id
-
     def _jobs(self) -> Any:
         return self.hook.get_conn().projects().locations().jobs()
 
@@ -279,7 +275,7 @@ class DataflowJobClient(JobClient):
                 body={"jobName": key, "parameters": request.get("parameters") or {},
                       "environment": request.get("environment") or {}})
         try:
-            job = (call.execute(num_retries=0) or {}).get("job")
+            job = _json(call.execute(num_retries=0), self.submit_endpoint).get("job")
         except HttpError as err:
             if int(getattr(err.resp, "status", 0) or 0) != 409:
                 raise
@@ -300,7 +296,7 @@ class DataflowJobClient(JobClient):
         active: list[dict[str, Any]] = []
         ended: list[dict[str, Any]] = []
         while request is not None:
-            response = request.execute(num_retries=0)
+            response = _json(request.execute(num_retries=0), "projects.locations.jobs.list")
             for job in response.get("jobs") or []:
                 if job.get("name") != key:  # "The job name": whether Google matches exactly is not said
                     continue
@@ -329,8 +325,8 @@ class DataflowJobClient(JobClient):
 
     def get_job(self, job_id: Any) -> dict[str, Any]:
         """The job as ``jobs.get`` answers it (``JOB_VIEW_SUMMARY``, as the official hook reads it)."""
-        return dict(self._jobs().get(projectId=self.project, location=self.location, jobId=str(job_id))
-                    .execute(num_retries=0))
+        return dict(_json(self._jobs().get(projectId=self.project, location=self.location, jobId=str(job_id))
+                          .execute(num_retries=0), self.status_endpoint))
 
     def status(self, job_id: Any) -> JobStatus:
         """``jobs.get`` without the client's retries (they would hide an outage from the fault policy)."""

@@ -218,3 +218,32 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(df, monkeypatch, state, ca
         assert df.app.calls["jobs/update"] == 1 and state_now in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
     else:
         assert df.app.calls["jobs/update"] == 0 and state_now == "JOB_STATE_RUNNING"
+
+
+def test_the_example_dag_runs_as_written_with_a_lost_reply(df):
+    """example_dags/google_dataflow.py: the launch reply lost once -> one job, under the key-derived name."""
+    dags = driver.load("google_dataflow", driver.EXAMPLES)
+    for task in dags.dag.tasks:
+        task.poll_sleep = 0.2
+    df.add_fault("templates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(dags.dag)
+
+    assert driver.task_result(dr, "word_count").state == "success"
+    [job] = df.ledger()["jobs"].values()
+    assert df.created() == 1 and job["state"] == "JOB_STATE_DONE" and job["name"].startswith("word-count-")
+
+
+def test_the_official_deferrable_operator_launches_again_after_a_lost_reply(df, dags):
+    """The official path end to end (its trigger polls the emulator's gRPC GetJob): the client library resends the
+    lost launch (within 2 s), Dataflow answers 409 for the still active name, the retry launches under a new
+    uuid - two jobs. (Had the first job ended before the resend, the resend itself would have made the second.)"""
+    df.configure(run_seconds=5.0)
+    df.add_fault("templates/launch", status=503, mode="lose_reply")
+
+    dr = driver.run(dags.df_official_deferrable)
+
+    result = driver.task_result(dr, "run")
+    assert (result.state, result.try_number) == ("success", 2)
+    assert df.created() == 2 and sorted(states(df)) == ["JOB_STATE_DONE", "JOB_STATE_DONE"]
+    assert df.app.calls["grpc/GetJob"] >= 1  # AsyncDataflowHook.get_job_status reached the gRPC face

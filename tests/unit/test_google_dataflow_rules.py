@@ -76,3 +76,18 @@ def test_scan_until_consistent_rescans_within_the_window_only():
     assert scan_until_consistent(lambda: calls.append(1), since=past, window=10, what="x",
                                  sleep=slept.append) is None
     assert calls == [1]  # the window after the intent has passed: one listing decides
+
+
+def test_without_the_beam_provider_the_import_error_names_the_extra():
+    """google 22.8's Dataflow hook refuses to import without apache-airflow-providers-apache-beam: ours says which
+    extra installs it, as a ModuleNotFoundError naming the missing provider (what other absent providers give)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['airflow.providers.apache.beam.hooks.beam'] = None\n"
+            "try:\n    import durable_jobs.operators.google.dataflow\n"
+            "except ModuleNotFoundError as err:\n    print(err.name); print(err)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    name, message = out.stdout.splitlines()[:2]
+    assert name == "airflow.providers.apache.beam"
+    assert 'pip install "airflow-durable-jobs[google-dataflow]"' in message

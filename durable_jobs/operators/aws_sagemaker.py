@@ -1,7 +1,6 @@
 """Drop-in durable ``SageMakerTrainingOperator``, ``SageMakerProcessingOperator`` and ``SageMakerTransformOperator``.
 
-Staged (a private module, not exported from ``durable_jobs.operators.aws`` nor in the vendor registry) until its
-crash rows, fault cells and official-test expectations exist. Once registered, one import line changes::
+Change one import line::
 
     from airflow.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
     from durable_jobs.operators.aws import SageMakerTrainingOperator
