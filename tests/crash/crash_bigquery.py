@@ -10,7 +10,6 @@ and by the state store.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
@@ -21,6 +20,7 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
     mark_failed_deferred,  # the generic MARK-FAILED drivers: a user's kill needs nothing vendor-specific
     mark_failed_sync,
 )
+from crash_tenant import ProjectTenant, google_conn_env, project_of
 
 from durable_jobs.emulators.bigquery import HOST_ENV, BigQueryEmulator
 
@@ -30,35 +30,8 @@ RAW_KEY = "bigquery_job_id"
 VENDOR = "bigquery"
 
 
-def project_of(key: str) -> str:
-    return "crash-" + key.lower().replace("_", "-")
-
-
-class BigQueryTenant:
+class BigQueryTenant(ProjectTenant):
     """One cell's view of the shared emulator: its project's holds, clock and ledger."""
-
-    def __init__(self, emulator: BigQueryEmulator, project: str):
-        self.emulator, self.project = emulator, project
-
-    def add_hold(self, path: str, phase: str) -> None:
-        self.emulator.add_hold(f"{self.project}/{path}", phase)
-
-    def holds(self) -> list[dict[str, Any]]:
-        return [h for h in self.emulator.holds()["held"] if h["path"].startswith(f"{self.project}/")]
-
-    def release(self, abandon: bool = False) -> None:
-        for held in self.holds():
-            self.emulator.release(held["id"], abandon)
-
-    def speed(self, speed: float) -> None:
-        self.emulator.configure_project(self.project, speed=speed)
-
-    def ledger(self) -> dict[str, Any]:
-        return self.emulator.ledger(self.project)
-
-    def finish_all(self) -> None:
-        for job_id in self.ledger()["jobs"]:
-            self.emulator.finish(job_id)
 
 
 class BigQueryFleet:
@@ -70,12 +43,7 @@ class BigQueryFleet:
         self.tenants = {key: BigQueryTenant(self.emulator, project_of(key)) for key in keys}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
-        out = {HOST_ENV: self.emulator.url}
-        for conn_id, key in conn_ids.items():
-            extra = {"is_anonymous": True, "project": project_of(key)}
-            out[f"AIRFLOW_CONN_{conn_id.upper()}"] = json.dumps({"conn_type": "google_cloud_platform",
-                                                                  "extra": json.dumps(extra)})
-        return out
+        return {HOST_ENV: self.emulator.url, **google_conn_env(conn_ids)}
 
     def stop(self) -> None:
         self.emulator.stop()

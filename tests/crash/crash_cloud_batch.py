@@ -12,8 +12,6 @@ the matrix shows that next to ours.
 
 from __future__ import annotations
 
-import json
-
 from crash_dataproc import (
     DataprocCellRun,
     DataprocTenant,
@@ -26,14 +24,11 @@ from crash_dataproc import (
     w5_sync,
 )
 from crash_scenarios import Scenario
+from crash_tenant import google_conn_env, project_of
 
 from durable_jobs.emulators.cloud_batch import ROUTE_ENV, CloudBatchEmulator
 
 VENDOR = "cloud_batch"
-
-
-def project_of(key: str) -> str:
-    return "crash-" + key.lower().replace("_", "-")
 
 
 class CloudBatchTenant(DataprocTenant):
@@ -53,12 +48,7 @@ class CloudBatchFleet:
         self.tenants = {key: CloudBatchTenant(self.emulator, project_of(key)) for key in keys}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
-        out = {ROUTE_ENV: self.emulator.address}
-        for conn_id, key in conn_ids.items():
-            extra = {"is_anonymous": True, "project": project_of(key)}
-            out[f"AIRFLOW_CONN_{conn_id.upper()}"] = json.dumps({"conn_type": "google_cloud_platform",
-                                                                  "extra": json.dumps(extra)})
-        return out
+        return {ROUTE_ENV: self.emulator.address, **google_conn_env(conn_ids)}
 
     def stop(self) -> None:
         self.emulator.stop()

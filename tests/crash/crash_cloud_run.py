@@ -16,8 +16,6 @@ row CLOUD-RUN-LIST-LAG measures the window that stays open: the cell's project l
 
 from __future__ import annotations
 
-import json
-
 from crash_dataproc import (
     DataprocCellRun,
     DataprocTenant,
@@ -30,6 +28,7 @@ from crash_dataproc import (
     w5_sync,
 )
 from crash_scenarios import Scenario, StackError
+from crash_tenant import google_conn_env, project_of
 
 from durable_jobs.emulators.cloud_run import REGION, ROUTE_ENV, CloudRunEmulator
 
@@ -39,10 +38,6 @@ JOB = "crash-cell"
 #: CLOUD-RUN-LIST-LAG: seconds before the cell's project lists a new execution (the window is 15 s).
 LIST_LAG = 300.0
 WINDOW = 15.0
-
-
-def project_of(key: str) -> str:
-    return "crash-" + key.lower().replace("_", "-")
 
 
 class CloudRunTenant(DataprocTenant):
@@ -74,12 +69,7 @@ class CloudRunFleet:
             self.emulator.set_list_lag(LIST_LAG, project_of(key))
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
-        out = {ROUTE_ENV: self.emulator.address}
-        for conn_id, key in conn_ids.items():
-            extra = {"is_anonymous": True, "project": project_of(key)}
-            out[f"AIRFLOW_CONN_{conn_id.upper()}"] = json.dumps({"conn_type": "google_cloud_platform",
-                                                                  "extra": json.dumps(extra)})
-        return out
+        return {ROUTE_ENV: self.emulator.address, **google_conn_env(conn_ids)}
 
     def stop(self) -> None:
         self.emulator.stop()

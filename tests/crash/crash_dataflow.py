@@ -16,7 +16,6 @@ job the emulator created instead. Its retry launches under a new name (upstream 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from crash_scenarios import (
@@ -26,6 +25,7 @@ from crash_scenarios import (
     mark_failed_deferred,  # the generic MARK-FAILED drivers: a user's kill needs nothing vendor-specific
     mark_failed_sync,
 )
+from crash_tenant import ProjectTenant, google_conn_env, project_of
 
 from durable_jobs.emulators.dataflow import GRPC_ROUTE_ENV, ROUTE_ENV, DataflowEmulator
 
@@ -39,39 +39,15 @@ ENDED = ("JOB_STATE_DONE", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE
          "JOB_STATE_CANCELLING", "JOB_STATE_DRAINING")  # a stop Dataflow accepted is ending
 
 
-def project_of(key: str) -> str:
-    return "crash-" + key.lower().replace("_", "-")
-
-
-class DataflowTenant:
+class DataflowTenant(ProjectTenant):
     """One cell's view of the shared emulator: its project's holds, clock, calls and ledger."""
-
-    def __init__(self, emulator: DataflowEmulator, project: str):
-        self.emulator, self.project = emulator, project
-
-    def add_hold(self, path: str, phase: str) -> None:
-        self.emulator.add_hold(f"{self.project}/{path}", phase)
-
-    def holds(self) -> list[dict[str, Any]]:
-        return [h for h in self.emulator.holds()["held"] if h["path"].startswith(f"{self.project}/")]
-
-    def release(self, abandon: bool = False) -> None:
-        for held in self.holds():
-            self.emulator.release(held["id"], abandon)
-
-    def speed(self, speed: float) -> None:
-        self.emulator.configure_project(self.project, speed=speed)
 
     def calls(self, route: str) -> int:
         with self.emulator.app.lock:
-            return self.emulator.app.calls.get(f"{self.project}/{route}", 0)
+            return int(self.emulator.app.calls.get(f"{self.project}/{route}", 0))
 
     def ledger(self) -> dict[str, Any]:
         return {**self.emulator.ledger(self.project), "calls": {GET: self.calls(GET)}}
-
-    def finish_all(self) -> None:
-        for job_id in self.emulator.ledger(self.project)["jobs"]:
-            self.emulator.finish(job_id)
 
 
 class DataflowFleet:
@@ -83,12 +59,7 @@ class DataflowFleet:
         self.tenants = {key: DataflowTenant(self.emulator, project_of(key)) for key in keys}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
-        out = {ROUTE_ENV: self.emulator.url, GRPC_ROUTE_ENV: self.emulator.grpc.address}
-        for conn_id, key in conn_ids.items():
-            extra = {"is_anonymous": True, "project": project_of(key)}
-            out[f"AIRFLOW_CONN_{conn_id.upper()}"] = json.dumps({"conn_type": "google_cloud_platform",
-                                                                  "extra": json.dumps(extra)})
-        return out
+        return {ROUTE_ENV: self.emulator.url, GRPC_ROUTE_ENV: self.emulator.grpc.address, **google_conn_env(conn_ids)}
 
     def stop(self) -> None:
         self.emulator.stop()

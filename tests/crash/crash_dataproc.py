@@ -9,7 +9,6 @@ call parked on a hold with the client connected, and by the state store.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
@@ -20,6 +19,7 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
     mark_failed_deferred,  # the generic MARK-FAILED drivers: a user's kill needs nothing vendor-specific
     mark_failed_sync,
 )
+from crash_tenant import google_conn_env, project_of
 
 from durable_jobs.emulators.dataproc import REGION, ROUTE_ENV, DataprocEmulator
 
@@ -28,10 +28,6 @@ BATCHES = "dataproc_batches"
 #: per vendor: (submit method, status method, bare store key, the state a success ends in, kind)
 CALLS = {VENDOR: ("SubmitJob", "GetJob", "dataproc_job_id", "DONE", "job"),
          BATCHES: ("CreateBatch", "GetBatch", "dataproc_batch_id", "SUCCEEDED", "batch")}
-
-
-def project_of(key: str) -> str:
-    return "crash-" + key.lower().replace("_", "-")
 
 
 class DataprocTenant:
@@ -78,12 +74,7 @@ class DataprocFleet:
         self.tenants = {key: DataprocTenant(self.emulator, project_of(key), vendor) for key, vendor in keys.items()}
 
     def conn_env(self, conn_ids: dict[str, str]) -> dict[str, str]:
-        out = {ROUTE_ENV: self.emulator.address}
-        for conn_id, key in conn_ids.items():
-            extra = {"is_anonymous": True, "project": project_of(key)}
-            out[f"AIRFLOW_CONN_{conn_id.upper()}"] = json.dumps({"conn_type": "google_cloud_platform",
-                                                                  "extra": json.dumps(extra)})
-        return out
+        return {ROUTE_ENV: self.emulator.address, **google_conn_env(conn_ids)}
 
     def stop(self) -> None:
         self.emulator.stop()
