@@ -843,8 +843,9 @@ DATAFLOW_HOOK_MOCKED = Entry(
     "`start_template_dataflow` / `start_flex_template` / `launch_job_with_*` calls, or the official trigger's "
     "arguments. Ours launches through the hook's REST client (`get_conn().projects().locations().templates()` / "
     "`flexTemplates().launch(...).execute(num_retries=0)`, under the key-derived job name) and defers to its own "
-    "`JobTrigger`; on the mock that launch answers a MagicMock instead of `{'job': {...}}`, which ours refuses.",
-    match=r"launch answered no job id \(<MagicMock",
+    "`JobTrigger`; on the mock that launch answers a MagicMock instead of `{'job': {...}}`, which ours refuses "
+    "as an unreadable reply.",
+    match=r"launch answered (no job id|a reply that is not JSON) \(<MagicMock",
 )
 DATAFLOW_KILL_NOT_BY_USER = Entry(
     DELIBERATE,
