@@ -21,7 +21,6 @@ after a crash, since the intent was written): ``find()`` re-scans until then.
 from __future__ import annotations
 
 import logging
-import time
 from abc import abstractmethod
 from collections.abc import Mapping
 from copy import deepcopy
@@ -33,6 +32,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from durable_jobs.exceptions import DurableJobConfigError, JobSubmitError
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus
 from durable_jobs.hooks.cached import fill_cached
+from durable_jobs.hooks.listing import scan_until_consistent
 
 if TYPE_CHECKING:
     from durable_jobs.faults import Fault
@@ -336,22 +336,9 @@ class AwsJobClient(JobClient):
 
     def find(self, key: str, *, since: datetime | None = None) -> Any | None:
         """Scan, and keep re-scanning until the consistency window after ``since`` has passed."""
-        since = _aware(since)
-        deadline = (since or utcnow()) + timedelta(seconds=self.consistency_seconds)
-        interval = self.rescan_interval or max(0.05, min(2.0, self.consistency_seconds / 5))
-        scans = 0
-        while True:
-            found = self._scan(key, since)
-            scans += 1
-            if found is not None:
-                return found
-            remaining = (deadline - utcnow()).total_seconds()
-            if remaining <= 0:
-                if scans > 1:
-                    log.info("%s: no job under key %s after %d scans over the consistency window",
-                             self.vendor, key, scans)
-                return None
-            time.sleep(min(interval, remaining))
+        return scan_until_consistent(lambda: self._scan(key, since), since=_aware(since),
+                                     window=self.consistency_seconds, interval=self.rescan_interval,
+                                     what=f"{self.vendor} job under key {key}")
 
     # ------------------------------------------------------------------ status
     def _status_from(self, state: str, message: str, raw: Mapping[str, Any]) -> JobStatus:

@@ -7,6 +7,7 @@ google-api-core's errors are sorted for the shared fault policy.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
@@ -29,16 +30,16 @@ def google_classify(err: BaseException) -> Fault:
     return generic_classify(err) or Fault(FaultKind.REJECTED, f"{type(err).__name__}: {cap(err, 300)}")
 
 
-class ConnectionProject:
+class ConnectionProject(ABC):
     """The project a Google client works in: the operator's ``project_id``, else its connection's."""
 
     gcp_conn_id: str
     project_id: str | None
 
     @property
+    @abstractmethod
     def hook(self) -> Any:
         """The official synchronous hook, built as the official operator builds it (each client its own)."""
-        raise NotImplementedError
 
     @property
     def project(self) -> str:

@@ -32,14 +32,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import time
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, ClassVar, Literal
 
 from durable_jobs.faults import UnreadableReplyError, cap, chain
 from durable_jobs.hooks.base import MISSING_STATE, JobPhase, JobStatus, StateTable
 from durable_jobs.hooks.google_base import GoogleRegionalClient
+from durable_jobs.hooks.listing import scan_until_consistent
 
 log = logging.getLogger(__name__)
 
@@ -251,21 +251,8 @@ class CloudRunJobClient(GoogleRegionalClient):
 
     def find(self, key: str, *, since: datetime | None = None) -> str | None:
         """Scan, and keep re-scanning until the consistency window after ``since`` has passed."""
-        since = since if since is None or since.tzinfo else since.replace(tzinfo=timezone.utc)
-        deadline = (since or datetime.now(tz=timezone.utc)) + timedelta(seconds=self.consistency_seconds)
-        interval = max(0.05, min(2.0, self.consistency_seconds / 5))
-        scans = 0
-        while True:
-            found = self._scan(key, since)
-            scans += 1
-            if found is not None:
-                return found
-            remaining = (deadline - datetime.now(tz=timezone.utc)).total_seconds()
-            if remaining <= 0:
-                log.info("Cloud Run: no execution of job %s carries key %s (%d listing(s) over the %.1f s "
-                         "consistency window)", self.job_name, key, scans, self.consistency_seconds)
-                return None
-            time.sleep(min(interval, remaining))
+        return scan_until_consistent(lambda: self._scan(key, since), since=since, window=self.consistency_seconds,
+                                     what=f"Cloud Run execution of job {self.job_name} carrying key {key}")
 
     # ------------------------------------------------------------------ status
     def _status(self, execution: Any) -> JobStatus:
