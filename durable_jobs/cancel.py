@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 
 
 def validate_policy(value: Any) -> str:
+    """The policy named by ``value``. A bool is the official providers' ``cancel_on_kill`` (Databricks SQL,
+    EMR, Redshift Data, Snowflake, BigQuery, Dataproc, Dataflow): True cancels on a *user's* kill ("user"), never
+    on the infrastructure's; False never cancels ("never")."""
+    if isinstance(value, bool):
+        return "user" if value else "never"
     return one_of(
         "cancel_on_kill", value, CANCEL_POLICIES,
         "'user' cancels only when a user stopped the task (mark failed/success, clear)",

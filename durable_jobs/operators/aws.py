@@ -209,25 +209,11 @@ class GlueJobOperator(_AwsDurableMixin, _glue.GlueJobOperator):
         return job_id
 
 
-def _emr_serverless_init():
-    base = with_official_signature(_emr.EmrServerlessStartJobOperator)
-
-    def __init__(self, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
-        base(self, **kwargs)
-
-    __init__.__signature__ = base.__signature__
-    __init__.__doc__ = base.__doc__
-    return __init__
-
-
-# The official ``cancel_on_kill`` is a bool; ours is the policy string it is mapped to in ``__init__``.
+# The official ``cancel_on_kill`` is a bool; the mixin maps it to our policy (``durable_jobs.cancel.validate_policy``).
 class EmrServerlessStartJobOperator(_AwsDurableMixin, _emr.EmrServerlessStartJobOperator):  # type: ignore[misc]
     """The official ``EmrServerlessStartJobOperator``, starting each job run exactly once."""
 
-    __init__ = _emr_serverless_init()
+    __init__ = with_official_signature(_emr.EmrServerlessStartJobOperator)
     external_id_key = "emr_serverless_job_run_id"
     official_event_id_keys = ("job_details.job_id", "job_id")
     poll_interval_argument = "waiter_delay"

@@ -46,25 +46,11 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
 
-def _init():
-    base = with_official_signature(_emr.EmrContainerOperator)
-
-    def __init__(self, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
-        base(self, **kwargs)
-
-    __init__.__signature__ = base.__signature__
-    __init__.__doc__ = base.__doc__
-    return __init__
-
-
-# The official ``cancel_on_kill`` is a bool; ours is the policy string it is mapped to in ``__init__``.
+# The official ``cancel_on_kill`` is a bool; the mixin maps it to our policy (``durable_jobs.cancel.validate_policy``).
 class EmrContainerOperator(_AwsDurableMixin, _emr.EmrContainerOperator):  # type: ignore[misc]
     """The official ``EmrContainerOperator``, starting each EMR on EKS job run exactly once."""
 
-    __init__ = _init()
+    __init__ = with_official_signature(_emr.EmrContainerOperator)
     external_id_key = "emr_containers_job_id"
     durable_request_fields = ("client_request_token", "tags", "job_retry_max_attempts")
     official_event_id_keys = ("job_id",)

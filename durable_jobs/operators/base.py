@@ -94,7 +94,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self,
         *,
         durable: bool | None = None,
-        cancel_on_kill: str = "user",
+        cancel_on_kill: str | bool = "user",
         fresh_on_clear: bool = True,
         **kwargs: Any,
     ) -> None:

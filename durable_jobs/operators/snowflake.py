@@ -45,20 +45,6 @@ class SnowflakeStatementError(JobFailedError, RuntimeError):
     """A statement of the batch failed: a ``RuntimeError``, as the official operator raises, and ours."""
 
 
-def _snowflake_init(official: type) -> Any:
-    base = with_official_signature(official)
-
-    def __init__(self: Any, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
-        base(self, **kwargs)
-
-    __init__.__signature__ = base.__signature__  # type: ignore[attr-defined]
-    __init__.__doc__ = base.__doc__
-    return __init__
-
-
 class _SnowflakeDurableMixin(DurableJobMixin):
     """The client, the ``query_ids`` XCom, the official log lines and errors."""
 
@@ -158,14 +144,14 @@ class _SnowflakeDurableMixin(DurableJobMixin):
 class SnowflakeSqlApiOperator(_SnowflakeDurableMixin, _official.SnowflakeSqlApiOperator):  # type: ignore[misc]
     """The official ``SnowflakeSqlApiOperator``, running each statement batch exactly once."""
 
-    __init__ = _snowflake_init(_official.SnowflakeSqlApiOperator)
+    __init__ = with_official_signature(_official.SnowflakeSqlApiOperator)
 
 
 class SnowflakeNotebookOperator(SnowflakeSqlApiOperator, _official.SnowflakeNotebookOperator):  # type: ignore[misc]
     """The official ``SnowflakeNotebookOperator`` (``EXECUTE NOTEBOOK``), run exactly once; like upstream, a
     subclass of the (durable) ``SnowflakeSqlApiOperator``."""
 
-    __init__ = _snowflake_init(_official.SnowflakeNotebookOperator)
+    __init__ = with_official_signature(_official.SnowflakeNotebookOperator)
 
     def prepare_request(self, context: Context, *, fresh_key: bool) -> dict[str, Any]:
         self.sql = self._build_execute_notebook_query()  # from the rendered notebook fields, as upstream

@@ -149,6 +149,13 @@ def test_policy_validation_lists_the_choices():
         validate_policy("sometimes")
 
 
+def test_the_official_boolean_is_read_as_a_policy():
+    """Upstream's ``cancel_on_kill=True`` cancels on any kill; ours cancels on a user's only, False never."""
+    assert validate_policy(True) == "user" and validate_policy(False) == "never"
+    with pytest.raises(DurableJobConfigError, match="cancel_on_kill"):
+        validate_policy(1)  # not a bool: no silent truthiness
+
+
 class SlowSupervisor:
     """The triggerer's supervisor as the Task SDK reaches it (``SUPERVISOR_COMMS``), answering late.
 

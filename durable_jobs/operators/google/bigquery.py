@@ -51,9 +51,6 @@ def _bigquery_init(official: type) -> Any:
     base = with_official_signature(official)
 
     def __init__(self: Any, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True → cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
         if "fresh_on_clear" not in kwargs and kwargs.get("force_rerun") is False:
             kwargs["fresh_on_clear"] = False  # force_rerun=False: a clear does not run the job again
         base(self, **kwargs)

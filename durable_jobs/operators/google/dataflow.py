@@ -67,20 +67,6 @@ class DataflowJobError(JobFailedError, AirflowException):
     """A Dataflow job ended other than expected: an ``AirflowException`` with upstream's message."""
 
 
-def _init(official: type) -> Any:
-    base = with_official_signature(official)
-
-    def __init__(self: Any, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True -> cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
-        base(self, **kwargs)
-
-    __init__.__signature__ = base.__signature__  # type: ignore[attr-defined]
-    __init__.__doc__ = base.__doc__
-    return __init__
-
-
 class _DataflowDurable(DurableJobMixin):
     """What both operators share: the client, the XComs and link, the waits and the errors."""
 
@@ -147,7 +133,7 @@ class _DataflowDurable(DurableJobMixin):
         return super().execute_complete(context, event or {})
 
 
-# The official ``cancel_on_kill`` is a bool; ours is the policy string it is mapped to in ``__init__``.
+# The official ``cancel_on_kill`` is a bool; the mixin maps it to our policy (``durable_jobs.cancel.validate_policy``).
 class DataflowTemplatedJobStartOperator(_DataflowDurable,  # type: ignore[misc]
                                         _official.DataflowTemplatedJobStartOperator):
     """The official ``DataflowTemplatedJobStartOperator``, launching each job exactly once under a key-derived
@@ -161,7 +147,7 @@ class DataflowTemplatedJobStartOperator(_DataflowDurable,  # type: ignore[misc]
         parameters: dict[str, Any]
         environment: dict[str, Any] | None
 
-    __init__ = _init(_official.DataflowTemplatedJobStartOperator)
+    __init__ = with_official_signature(_official.DataflowTemplatedJobStartOperator)
     user_token_argument = "job_name"
 
     def user_idempotency_token(self) -> str | None:
@@ -197,7 +183,7 @@ class DataflowStartFlexTemplateOperator(_DataflowDurable,  # type: ignore[misc]
         body: dict[str, Any]
         drain_pipeline: bool
 
-    __init__ = _init(_official.DataflowStartFlexTemplateOperator)
+    __init__ = with_official_signature(_official.DataflowStartFlexTemplateOperator)
     flex = True
 
     def _launch_parameter(self) -> dict[str, Any]:

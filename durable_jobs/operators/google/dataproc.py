@@ -57,9 +57,6 @@ def _dataproc_init(official: type) -> Any:
     base = with_official_signature(official)
 
     def __init__(self: Any, **kwargs: Any) -> None:
-        cancel = kwargs.get("cancel_on_kill", True)
-        if isinstance(cancel, bool):  # the official boolean: True -> cancel on a user's kill
-            kwargs["cancel_on_kill"] = "user" if cancel else "never"
         base(self, **kwargs)
         if getattr(self, "start_from_trigger", False):
             self.log.warning("%s: start_from_trigger=True is not honoured by the durable operator: the job is "
