@@ -238,6 +238,29 @@ class LoopbackEmulator(abc.ABC):
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    # ---------------------------------------------------------------- faults and holds (``self.app``'s)
+    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
+        """Arm a fault rule on a route: count, skip, seconds, seconds_from ("armed"|"first"), mode ("error"|
+        "lose_reply"|"reset"|"garbage"|"slow"|"rewrite"), retry_after, delay, patch, method (see
+        ``durable_jobs.emulators._faults``)."""
+        self.app.faults.add({"path": path, "status": status, **rule})
+        return {"faults": self.app.faults.describe()}
+
+    def clear_faults(self) -> None:
+        self.app.faults.clear()
+
+    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
+        """Park the next matching request(s) ``before`` or ``after`` the work (count, timeout)."""
+        return self.app.holds.arm({"path": path, "phase": phase, **rule})
+
+    def holds(self) -> dict[str, Any]:
+        """``{"held": [{id, path, phase, since, client_connected, ...}], "armed": [...]}``."""
+        return self.app.holds.describe()
+
+    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
+        """Let held requests go on (or, ``abandon``, drop them with no reply); returns how many."""
+        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
+
     @property
     def port(self) -> int:
         if self._server is None:

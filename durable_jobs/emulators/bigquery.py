@@ -117,23 +117,6 @@ class BigQueryEmulator(LoopbackEmulator):
             self.app.project_config.setdefault(project, {}).update(changes)
             return dict(self.app.project_config[project])
 
-    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        """Arm a fault on ``jobs/insert``, ``jobs/get``, ``jobs/cancel``, ``jobs/list`` or ``queries/get``."""
-        self.app.faults.add({"path": path, "status": status, **rule})
-        return {"faults": self.app.faults.describe()}
-
-    def clear_faults(self) -> None:
-        self.app.faults.clear()
-
-    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
-        return self.app.holds.arm({"path": path, "phase": phase, **rule})
-
-    def holds(self) -> dict[str, Any]:
-        return self.app.holds.describe()
-
-    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
-        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
-
     def advance(self, seconds: float, project: str | None = None) -> float:
         clock = self.app.clock if project is None else self.app.clock_for(project)
         return clock.advance(float(seconds))

@@ -115,28 +115,6 @@ class DatabricksEmulator(LoopbackEmulator):
             app.config = merged
             return json.loads(json.dumps(app.config))
 
-    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        """Arm a fault rule: count, skip, seconds, seconds_from ("armed"|"first"), mode ("error"|
-        "lose_reply"|"reset"|"garbage"|"slow"|"rewrite"), retry_after, delay, patch, method (see
-        ``durable_jobs.emulators._faults``)."""
-        self.app.faults.add({"path": path, "status": status, **rule})
-        return {"faults": self.app.faults.describe()}
-
-    def clear_faults(self) -> None:
-        self.app.faults.clear()
-
-    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
-        """Park the next matching request(s) ``before`` or ``after`` the work (count, timeout)."""
-        return self.app.holds.arm({"path": path, "phase": phase, **rule})
-
-    def holds(self) -> dict[str, Any]:
-        """``{"held": [{id, path, phase, run_id, since, client_connected}], "armed": [...]}``."""
-        return self.app.holds.describe()
-
-    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
-        """Let held requests go on (or, ``abandon``, drop them with no reply); returns how many."""
-        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
-
     def advance(self, seconds: float) -> float:
         """Move the emulator clock forward; returns the new emulator time."""
         return self.app.clock.advance(float(seconds))

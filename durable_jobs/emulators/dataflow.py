@@ -120,22 +120,6 @@ class DataflowEmulator(LoopbackEmulator):
                 clock.advance(self.app.clock.now())  # the project's jobs keep their times
             clock.set_speed(float(speed))
 
-    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        self.app.faults.add({"path": path, "status": status, **rule})
-        return {"faults": self.app.faults.describe()}
-
-    def clear_faults(self) -> None:
-        self.app.faults.clear()
-
-    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
-        return self.app.holds.arm({"path": path, "phase": phase, **rule})
-
-    def holds(self) -> dict[str, Any]:
-        return self.app.holds.describe()
-
-    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
-        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
-
     def finish(self, job_id: str) -> None:
         """End a batch job now (its state is ``JOB_STATE_DONE`` or ``_FAILED`` on the next read)."""
         with self.app.lock:

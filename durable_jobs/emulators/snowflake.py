@@ -103,23 +103,6 @@ class SnowflakeEmulator(LoopbackEmulator):
                 self.app.clock.set_speed(float(changes["speed"]))
             return dict(self.app.config)
 
-    def add_fault(self, path: str, status: int = 500, **rule: Any) -> dict[str, Any]:
-        """Arm a fault on ``statements``, ``statements/status`` or ``statements/cancel`` (``_faults``)."""
-        self.app.faults.add({"path": path, "status": status, **rule})
-        return {"faults": self.app.faults.describe()}
-
-    def clear_faults(self) -> None:
-        self.app.faults.clear()
-
-    def add_hold(self, path: str, phase: str = "before", **rule: Any) -> dict[str, Any]:
-        return self.app.holds.arm({"path": path, "phase": phase, **rule})
-
-    def holds(self) -> dict[str, Any]:
-        return self.app.holds.describe()
-
-    def release(self, hold_id: int | None = None, abandon: bool = False) -> int:
-        return self.app.holds.release(None if hold_id is None else int(hold_id), abandon)
-
     def advance(self, seconds: float) -> float:
         return self.app.clock.advance(float(seconds))
 
