@@ -22,31 +22,45 @@ $(STAMP):
 demo: venv
 	$(BIN)/durable-jobs demo
 
-# The whole suite: static checks (ruff, mypy), then two lanes side by side (each independent: its own
+# The whole suite: static checks (ruff, mypy), then three lanes side by side (each independent: its own
 # AIRFLOW_HOME, emulators and ports), each printing its output in one piece when it ends:
-#   test-stacks: the crash suite (real Airflow processes killed by PID), the fault suite, unit, lint and
-#                docs tests (all of tests/ but tests/integration), then the official providers' own unit
-#                tests against our classes (official-check);
-#   test-dags:   the integration tests (Airflow runs the DAGs against the emulators), then the Airflow
-#                3.2/2.11 job (compat).
-# Either lane failing fails `make test`, after both have ended.
-TEST_LANES := test-stacks test-dags
+#   test-stacks:   the crash suite (real Airflow processes killed by PID), the fault suite, unit, lint and
+#                  docs tests (all of tests/ but tests/integration);
+#   test-dags:     the integration tests but the AWS ones (Airflow runs the DAGs against the emulators), then
+#                  the official providers' own unit tests against our classes (official-check);
+#   test-dags-aws: the Airflow 3.2/2.11 job (compat: its two venvs' pip installs come first, beside the crash
+#                  suite's start rather than the fault suite, whose cells bound each call to 1 s), then the
+#                  AWS integration tests (moto behind the fault proxy).
+# The integration tests mostly wait (on polls, holds, consistency windows: ~60 % of one CPU), so two of them
+# beside the CPU-bound crash suite finish sooner than one: 27.5 minutes alone in one process (2026-12-02).
+# Any lane failing fails `make test`, after every lane has ended; then tools/test_summary.py prints every failed
+# test of every lane with its message (from each lane's JUnit XML), last, where CI's excerpt of the log is.
+TEST_LANES := test-stacks test-dags test-dags-aws
+AWS_INTEGRATION := tests/integration/test_aws_*.py
 .PHONY: $(TEST_LANES)
+RESULTS := build/test-results
 test: venv check
 	@echo "make test: $(TEST_LANES) run side by side; each prints its output when it ends"
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_LANES)
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory -j3 --keep-going --output-sync=target $(TEST_LANES); rc=$$?; \
+		$(BIN)/python -m tools.test_summary $(RESULTS); exit $$rc
 
 test-stacks: venv
-	@echo "=== test-stacks: pytest tests (but tests/integration), then official-check; started $$(date +%T)"
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/integration
-	$(MAKE) --no-print-directory official-check
+	@echo "=== test-stacks: pytest tests (but tests/integration); started $$(date +%T)"
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 --junitxml=$(RESULTS)/test-stacks.xml tests --ignore=tests/integration
 	@echo "=== test-stacks ended $$(date +%T)"
 
 test-dags: venv
-	@echo "=== test-dags: pytest tests/integration, then compat; started $$(date +%T)"
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration
-	$(MAKE) --no-print-directory compat
+	@echo "=== test-dags: pytest tests/integration but $(AWS_INTEGRATION), then official-check; started $$(date +%T)"
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 --junitxml=$(RESULTS)/test-dags.xml tests/integration --ignore-glob='$(AWS_INTEGRATION)'
+	$(MAKE) --no-print-directory official-check
 	@echo "=== test-dags ended $$(date +%T)"
+
+test-dags-aws: venv
+	@echo "=== test-dags-aws: compat, then pytest $(AWS_INTEGRATION); started $$(date +%T)"
+	$(MAKE) --no-print-directory compat
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 --junitxml=$(RESULTS)/test-dags-aws.xml $(AWS_INTEGRATION)
+	@echo "=== test-dags-aws ended $$(date +%T)"
 
 # Static checks: ruff (with import sorting) and mypy (strict on the protocol modules; pyproject.toml).
 check: venv

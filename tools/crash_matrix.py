@@ -88,11 +88,14 @@ def rows(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def _vendors_in(data: dict[str, Any]) -> list[tuple[vendors.Service, vendors.Operator]]:
-    seen: dict[str, tuple[vendors.Service, vendors.Operator]] = {}
+def _vendors_in(data: dict[str, Any]) -> list[tuple[vendors.Service, list[vendors.Operator]]]:
+    """Each service with rows, and the operators its rows compare (a service has several: RunNow, Task, ...)."""
+    seen: dict[str, tuple[vendors.Service, list[vendors.Operator]]] = {}
     for scenario in data["scenarios"]:
         service, op = _vendor(data, scenario)
-        seen.setdefault(service.key, (service, op))
+        ops = seen.setdefault(service.key, (service, []))[1]
+        if op not in ops:
+            ops.append(op)
     return list(seen.values())
 
 
@@ -101,13 +104,15 @@ def legend(data: dict[str, Any]) -> str:
         f"{service.name} {plural(service.unit)} created, as {service.emulator} saw them"
         for service, _ in _vendors_in(data)
     )
-    compared = "; ".join(f"{service.name} rows `{op.official_name}`" for service, op in _vendors_in(data))
+    compared = "; ".join(f"{service.name} rows " + ", ".join(f"`{op.official_name}`" for op in ops)
+                         for service, ops in _vendors_in(data))
     return (
         f"Counted on the vendor's side — {counted}; cancels = cancel calls for an active job; the final task "
         "state and its try number as Airflow reports them; \"left running\": jobs of a failed task the vendor "
         "still runs when the cell ended (orphans). ✅ = what an exactly-once operator must do in that "
         "scenario (the same yardstick for both columns; the official column is recorded, not asserted), "
-        f"❌ = it did not, ⚠️ = the harness could not drive the cell. Official operator: {compared}."
+        f"❌ = it did not, ⚠️ = the harness could not drive the cell. Official operator (the class ours replaces, "
+        f"named in each row's title where a service has several): {compared}."
     )
 
 

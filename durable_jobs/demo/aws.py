@@ -14,7 +14,6 @@ import importlib.resources
 import importlib.util
 import os
 import sys
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -62,10 +61,15 @@ POLL_OP["redshift-data"] = "redshift-data:DescribeStatement"
 EXAMPLE_TASKS["emr-steps"] = ("aws_emr_steps", "nightly_report", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
 SUBMIT_OP["emr-steps"] = "elasticmapreduce:AddJobFlowSteps"
 POLL_OP["emr-steps"] = "elasticmapreduce:ListSteps"
-# Amazon SageMaker (training; processing and transform share its client)
-EXAMPLE_TASKS["sagemaker"] = ("aws_sagemaker", "nightly_training", {"check_interval": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["sagemaker"] = "sagemaker:CreateTrainingJob"
-POLL_OP["sagemaker"] = "sagemaker:DescribeTrainingJob"
+# Amazon SageMaker: training, processing and batch transform (one client, a job type each)
+for _service, _example, _task, _type in (("sagemaker", "aws_sagemaker", "nightly_training", "Training"),
+                                         ("sagemaker-processing", "aws_sagemaker_processing", "nightly_features",
+                                          "Processing"),
+                                         ("sagemaker-transform", "aws_sagemaker_transform", "nightly_scoring",
+                                          "Transform")):
+    EXAMPLE_TASKS[_service] = (_example, _task, {"check_interval": 0.2, "retry_delay": timedelta(0)})
+    SUBMIT_OP[_service] = f"sagemaker:Create{_type}Job"
+    POLL_OP[_service] = f"sagemaker:Describe{_type}Job"
 
 
 def _moto_available() -> bool:
@@ -80,21 +84,17 @@ def _official_dag(service: str):
     return {"batch": module.batch_dag, "glue": module.glue_dag}[service]
 
 
-def _arm(env, service: str, scenario: str) -> threading.Timer | None:
-    env.reset()
+def _arm(env, service: str, scenario: str) -> None:
+    env.reset()  # also drops the previous scenario's pending release
     os.environ["AIRFLOW_VAR_EMR_SERVERLESS_APPLICATION_ID"] = env.application_id
     os.environ["AIRFLOW_VAR_EMR_CONTAINERS_VIRTUAL_CLUSTER_ID"] = str(env.virtual_cluster_id)
     if scenario == "lost_reply":
         env.proxy.fault(SUBMIT_OP[service], mode="lose_reply", status=500)
     elif scenario == "poll_failure":
-        env.moto.hold()
         skip = 2 if service == "batch" else 1  # Batch also describes the job for its links before polling
         # An expired session token is an auth fault: the try fails at once and the retry reconnects.
         env.proxy.fault(POLL_OP[service], status=400, code="ExpiredTokenException", skip=skip, count=1)
-        timer = threading.Timer(4.0, env.moto.progress)
-        timer.start()
-        return timer
-    return None
+        env.hold_for(4.0)
 
 
 def _jobs(env) -> int:
@@ -129,12 +129,8 @@ def run_aws_demo(print_fn: Callable[[str], None] = print) -> list[dict]:
                 plays.insert(2, ("lost_reply", "official", _official_dag(service)))
             for scenario, operator, target in plays:
                 print_fn(f"[{service}] {SCENARIOS[scenario]} — {operator} operator ...")
-                timer = _arm(env, service, scenario)
-                try:
-                    dr = runner.run(target)
-                finally:
-                    if timer is not None:
-                        timer.cancel()
+                _arm(env, service, scenario)
+                dr = runner.run(target)
                 result = runner.task_result(dr, task_id)
                 row = {"scenario": f"{service}:{scenario}", "operator": operator, "jobs": _jobs(env),
                        "outcome": f"{result.state} (try {result.try_number})"}
@@ -163,16 +159,18 @@ def _example_dag(runner, module_name: str):
 
 
 def render(rows: list[dict]) -> str:
-    header = f"{'scenario':<28} {'operator':<9} {'jobs':>4}  outcome"
+    width = max([len("scenario"), *(len(r["scenario"]) for r in rows)])
+    header = f"{'scenario':<{width}} {'operator':<9} {'jobs':>4}  outcome"
     lines = [header, "-" * len(header)]
-    lines += [f"{r['scenario']:<28} {r['operator']:<9} {r['jobs']:>4}  {r['outcome']}" for r in rows]
+    lines += [f"{r['scenario']:<{width}} {r['operator']:<9} {r['jobs']:>4}  {r['outcome']}" for r in rows]
     return "\n".join(lines)
 
 
 def section() -> list[dict]:
     """The AWS section of ``durable-jobs demo``: prints its table, returns the rows where ours missed."""
     print()
-    print("AWS Batch, Glue, EMR Serverless and Athena on moto (127.0.0.1) behind our fault proxy:")
+    print(f"AWS ({len(EXAMPLE_TASKS)} services: {', '.join(EXAMPLE_TASKS)}) on moto (127.0.0.1) behind our fault "
+          "proxy:")
     rows = run_aws_demo()
     if rows:
         print()

@@ -40,6 +40,11 @@ SCENARIOS = [
         "1 run",
     ),
     (
+        "task",
+        "DatabricksTaskOperator: the run is created but the replies to the submit are lost (HTTP 500)",
+        "1 run",
+    ),
+    (
         "sql",
         "DatabricksSQLStatementsOperator: the statement runs, its status reads answer HTTP 500 for a while "
         "(a statement counts as a run)",
@@ -86,7 +91,8 @@ def _arm(emu, scenario: str, flavour: str) -> None:
         emu.add_fault("jobs/runs/get", status=500, count=2, skip=2)
     elif scenario == "lost_reply":
         emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")
-    elif scenario == "notebook":  # the same fault, the notebook operator (upstream sends no idempotency_token)
+    elif scenario in ("notebook", "task"):  # the same fault, the runs/submit task operators (upstream sends no
+        # idempotency_token)
         emu.add_fault("jobs/runs/submit", status=500, count=2, mode="lose_reply")
     elif scenario == "sql":  # the second status read fails on both hook attempts, the statement running on
         emu.add_fault("sql/statements/get", status=500, count=2, skip=1)

@@ -254,7 +254,12 @@ class DatabricksApp:
                 runs = [r for r in runs if not r.is_active(now)]
             if p.get("run_type"):
                 runs = [r for r in runs if r.run_type == p["run_type"]]
-            runs.sort(key=lambda r: r.run_id, reverse=True)
+            if version == "2.2":
+                # The 2.2 reference: "List runs in descending order by end time. If a run has not finished, it
+                # falls back to start time." (2.1's: "in descending order by start time".)
+                runs.sort(key=lambda r: (_ended_or_started(r, now), r.run_id), reverse=True)
+            else:
+                runs.sort(key=lambda r: r.run_id, reverse=True)
             offset = _offset(p.get("page_token")) or int(p.get("offset") or 0)
             page = [r.render(now) for r in runs[offset : offset + limit]]
         if not _bool(p.get("expand_tasks")):
@@ -441,6 +446,12 @@ def _int(params: dict[str, Any], name: str) -> int:
 
 def _bool(value: Any) -> bool:
     return str(value).lower() in ("true", "1", "yes")
+
+
+def _ended_or_started(run: Any, now: float) -> float:
+    """``runs/list`` 2.2's sort key: the run's end, or its start while it runs (emulator clock)."""
+    end = run.ended_at(now)
+    return run.started if end is None else end
 
 
 def _offset(page_token: Any) -> int:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from durable_jobs.emulators.aws_moto import MotoAws
@@ -36,6 +39,10 @@ EMR_RELEASE_LABEL = "emr-7.0.0-latest"
 #: A long-running EMR cluster (kept WAITING between steps) for ``EmrAddStepsOperator``; moto draws its id
 #: (``AwsTestEnv.emr_cluster_id``), DAGs find it by name (``job_flow_name``).
 EMR_CLUSTER = "durable-emr-cluster"
+#: The S3 inputs SageMaker jobs read (the official hook checks that an input exists before it creates a job:
+#: ``check_s3_url``): one object under each prefix.
+SAGEMAKER_DATA_BUCKET = "durable-data"
+SAGEMAKER_INPUT_PREFIXES = ("train/", "batch/", "raw/")
 CONN_ENV = "AIRFLOW_CONN_AWS_DEFAULT"
 #: Small consistency window for tests and the demo (production default: 15 s).
 CONSISTENCY_ENV = "AIRFLOW__DURABLE_JOBS__AWS_LIST_CONSISTENCY_SECONDS"
@@ -52,6 +59,7 @@ class AwsTestEnv:
         self.virtual_cluster_id: str | None = None
         self.emr_cluster_id: str | None = None
         self._saved_env: dict[str, str | None] = {}
+        self._releases_off = threading.Event()
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> AwsTestEnv:
@@ -67,6 +75,7 @@ class AwsTestEnv:
         return self
 
     def stop(self) -> None:
+        self._drop_releases()
         try:
             if self.proxy is not None:
                 self.proxy.stop()
@@ -81,8 +90,9 @@ class AwsTestEnv:
             self._saved_env.clear()
 
     def reset(self) -> None:
-        """Fresh moto state, no faults, default progression, resources re-created."""
+        """Fresh moto state, no faults, default progression, resources re-created, pending releases dropped."""
         assert self.proxy is not None
+        self._drop_releases()
         self.proxy.clear()
         self.moto._post("/moto-api/reset", None)
         self.moto._post("/moto-api/config", {"batch": {"use_docker": False}})
@@ -98,6 +108,39 @@ class AwsTestEnv:
     def _set_env(self, name: str, value: str) -> None:
         self._saved_env.setdefault(name, os.environ.get(name))
         os.environ[name] = value
+
+    # ----------------------------------------------------------------- job progression
+    def hold_for(self, seconds: float, *models: str) -> None:
+        """Keep jobs where they are (RUNNING stays RUNNING) for ``seconds``, then let them progress."""
+        self._hold_then_release(lambda: False, seconds, models)
+
+    def hold_until_trigger_polls(self, operation: str, *models: str, timeout: float = 120.0) -> None:
+        """Keep jobs where they are until the deferrable path's trigger (aiobotocore) has called ``operation``
+        once, then let them progress (``timeout`` bounds the wait).
+
+        A fixed delay races the DAG's start-up on a loaded machine: the job can end before the task defers,
+        and the trigger is never exercised. This waits for the evidence instead.
+        """
+        proxy = self.proxy
+        assert proxy is not None
+        self._hold_then_release(lambda: proxy.async_calls.get(operation, 0) >= 1, timeout, models)
+
+    def _hold_then_release(self, ready: Callable[[], bool], timeout: float, models: tuple[str, ...]) -> None:
+        self.moto.hold(*models)
+        off = self._releases_off
+
+        def release() -> None:
+            deadline = time.monotonic() + timeout
+            while not ready() and time.monotonic() < deadline:
+                if off.wait(0.05):
+                    return  # reset or stopped: the next test owns the progression
+            self.moto.progress(*models)
+
+        threading.Thread(target=release, name="aws-env-release", daemon=True).start()
+
+    def _drop_releases(self) -> None:
+        self._releases_off.set()
+        self._releases_off = threading.Event()
 
     # ----------------------------------------------------------------- clients and resources
     def client(self, service: str, *, direct: bool = False):
@@ -122,7 +165,11 @@ class AwsTestEnv:
                 jobDefinitionName=name, type="container",
                 containerProperties={"image": "busybox", "vcpus": 1, "memory": 128, "command": command},
             )
-        self.client("s3", direct=True).create_bucket(Bucket=ATHENA_OUTPUT.split("/")[2])
+        s3 = self.client("s3", direct=True)
+        s3.create_bucket(Bucket=ATHENA_OUTPUT.split("/")[2])
+        s3.create_bucket(Bucket=SAGEMAKER_DATA_BUCKET)
+        for prefix in SAGEMAKER_INPUT_PREFIXES:
+            s3.put_object(Bucket=SAGEMAKER_DATA_BUCKET, Key=f"{prefix}part-0.csv", Body=b"1,2,3\n")
         self.client("athena", direct=True).create_work_group(
             Name=ATHENA_WORKGROUP, Configuration={"ResultConfiguration": {"OutputLocation": ATHENA_OUTPUT}},
         )

@@ -173,6 +173,9 @@ class AwsFaultProxy:
         #: calls made by aiobotocore (the deferrable path's trigger), by operation
         self.async_calls: dict[str, int] = {}
         self.fired: list[dict[str, Any]] = []
+        #: operations whose every call is logged in ``watched`` (``watch()``)
+        self._watched_ops: set[str] = set()
+        self.watched: list[dict[str, Any]] = []
         proxy = self
 
         class Handler(_Handler):
@@ -242,6 +245,12 @@ class AwsFaultProxy:
             message=f"User: arn:aws:iam::123456789012:user/airflow is not authorized to perform: {permission}",
         )
 
+    def watch(self, *ops: str) -> None:
+        """Log every call of ``ops`` in ``watched``: when, from which client (botocore: a worker or a DAG
+        processor; aiobotocore: a trigger) and with what request body — who cancelled a job, for example."""
+        with self._lock:
+            self._watched_ops.update(ops)
+
     def lag(self, seconds: float) -> None:
         with self._lock:
             self._lag_seconds = float(seconds)
@@ -268,6 +277,7 @@ class AwsFaultProxy:
             self.calls.clear()
             self.async_calls.clear()
             self.fired.clear()
+            self.watched.clear()
         self.release()
 
     def jobs_created(self, op: str | None = None) -> list[dict[str, Any]]:
@@ -371,9 +381,14 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         op = operation_of(method, self.path, self.headers)
         proxy = self.owner
-        if "aiobotocore" in (self.headers.get("User-Agent") or ""):
+        agent = self.headers.get("User-Agent") or ""
+        if "aiobotocore" in agent:
             with proxy._lock:
                 proxy.async_calls[op] = proxy.async_calls.get(op, 0) + 1
+        if op in proxy._watched_ops:
+            with proxy._lock:
+                proxy.watched.append({"op": op, "ts": time.time(), "agent": agent.split(" ")[0],
+                                      "request": body[:500].decode(errors="replace")})
         fault = proxy._take_fault(op)
         if fault is not None and fault.mode == "error":
             self._send_error(op, fault)

@@ -21,7 +21,9 @@ AWS (moto in server mode behind our fault proxy; needs moto, from the ``[testing
 * ``aws`` — the same environment, reset for each test (fresh moto state, no faults), with the
   ``durable_emr_application_id`` Airflow Variable naming its EMR Serverless application and
   ``durable_emr_virtual_cluster_id`` naming its EMR on EKS virtual cluster (and ``durable_emr_cluster_id``
-  its long-running EMR cluster, named ``durable-emr-cluster``).
+  its long-running EMR cluster, named ``durable-emr-cluster``). ``aws.hold_until_trigger_polls(op)`` keeps
+  jobs RUNNING until the deferrable trigger has called ``op`` (proof the trigger polled, without racing the
+  DAG's start-up); ``aws.hold_for(seconds)`` keeps them RUNNING for a while.
 
 Snowflake (the SQL API v2 emulator is standard library only; routing needs the snowflake provider):
 

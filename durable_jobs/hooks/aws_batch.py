@@ -16,12 +16,14 @@ permission. A user with 50 tags already gets the name alone, with a warning.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
 from durable_jobs.hooks.aws_base import CLOCK_SKEW, KEY_TAG, AwsJobClient, _aware, log, merge_tags
 from durable_jobs.hooks.base import JobPhase, JobStatus, StateTable
+from durable_jobs.triggers.early import report_end
 from durable_jobs.triggers.pacing import pace_call
 
 #: ``JobStatus`` (Batch API reference, DescribeJobs).
@@ -127,6 +129,9 @@ class BatchJobClient(AwsJobClient):
         response = await client.describe_jobs(jobs=[job_id])
         return self._to_status(job_id, self.field(response, "jobs", "DescribeJobs"))
 
+    def status_calls(self, n: int) -> int:
+        return math.ceil(n / DESCRIBE_BATCH)
+
     async def astatuses(self, job_ids: Iterable[Any]) -> dict[Any, JobStatus]:
         """``DescribeJobs`` takes 100 ids a call: one request per hundred jobs."""
         ids = list(job_ids)
@@ -136,7 +141,9 @@ class BatchJobClient(AwsJobClient):
             chunk = ids[start:start + DESCRIBE_BATCH]
             await pace_call()
             jobs = self.field(await client.describe_jobs(jobs=chunk), "jobs", "DescribeJobs")
-            result.update({i: self._to_status(i, jobs) for i in chunk})
+            for i in chunk:
+                result[i] = status = self._to_status(i, jobs)
+                report_end(i, status)
         return result
 
     def cancel(self, job_id: Any) -> None:

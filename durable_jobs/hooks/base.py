@@ -151,26 +151,38 @@ class JobClient(ABC):
     @abstractmethod
     async def astatus(self, job_id: Any) -> JobStatus: ...
 
+    def status_calls(self, n: int) -> int:
+        """The fewest vendor calls :meth:`astatuses` makes for ``n`` ids when no job changed (one each here):
+        what the shared poller spreads a round over before it has counted one."""
+        return n
+
     async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
         """Many statuses; vendors that can list or describe jobs in one call override this.
 
         One call per job here, so a failed call is that job's alone: its exception is its value (the
         shared poller hands it to that job's trigger only). An exception raised out of ``astatuses``
         concerns every job asked (a batch call failed). Under the shared poller each vendor request
-        first awaits ``pace_call()`` (the connection's request budget; a no-op elsewhere)."""
-        from durable_jobs.triggers.pacing import pace_call
-
+        first awaits ``pace_call()`` (the connection's request budget; a no-op elsewhere), and each end
+        is reported as soon as it is read (``report_end``: the hub tells that job's trigger at once)."""
         ids = list(job_ids)
+        return dict(zip(ids, await self.astatus_each(ids)))
+
+    async def astatus_each(self, job_ids: list[Any]) -> list[JobStatus | Exception]:
+        """One :meth:`astatus` per id, in order (the base ``astatuses``, and the shared poller's per-job
+        rounds, whose ids need not be hashable): paced, a failure as that job's value, each end reported."""
+        from durable_jobs.triggers.early import report_end
+        from durable_jobs.triggers.pacing import pace_call
 
         async def one(job_id: Any) -> JobStatus | Exception:
             await pace_call()
             try:
-                return await self.astatus(job_id)
+                status = await self.astatus(job_id)
             except Exception as err:  # noqa: BLE001 - this job's own failure, reported as its value
                 return err
+            report_end(job_id, status)
+            return status
 
-        results = await asyncio.gather(*(one(i) for i in ids))
-        return dict(zip(ids, results))
+        return list(await asyncio.gather(*(one(i) for i in job_ids)))
 
     @abstractmethod
     def cancel(self, job_id: Any) -> None: ...

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
@@ -295,42 +296,77 @@ class DatabricksJobClient(JobClient):
             raise
         return self._to_status(run)
 
-    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
-        """Many runs: page through the workspace's *active* runs (``GET jobs/runs/list active_only=true``,
-        25 a page), then one ``runs/get`` for each watched run the listing did not show (it ended, or the
-        listing stopped). The listing stops as soon as its pages outnumber the watched runs they showed
-        (a workspace busy with others' runs), so it never costs more than one get per run plus one page."""
-        from durable_jobs.triggers.pacing import pace_call
+    def status_calls(self, n: int) -> int:
+        """A page of completed runs, then the active runs' pages (or one get each while listing does not pay)."""
+        if n < 2 or self._listing_skips > 0:
+            return n
+        return 1 + math.ceil(n / LIST_PAGE)
 
+    async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
+        """Many runs, with the workspace's listings (``GET jobs/runs/list``, 25 runs a page):
+
+        1. the *completed* runs, most recently ended first (the 2.2 reference: "List runs in descending order
+           by end time"), while a page shows watched runs: the runs that ended since the last round, each
+           reported at once (``report_end``: its trigger hears of it on the round's first call, not its last);
+        2. the *active* runs, for the watched runs step 1 did not show;
+        3. the completed runs again when two or more watched runs are still unaccounted for (they ended while
+           the round listed: they head the listing now);
+        4. one ``runs/get`` for each watched run no listing showed (it ended earlier, the order differs, or a
+           listing stopped).
+        A listing stops as soon as its pages outnumber the watched runs they showed (a workspace busy with
+        others' runs), and a busy active listing makes the next rounds read run by run, so a round never costs
+        more than one get per run plus a page of each listing. Step 4 makes the result right whatever order
+        the listing really has (older references say "by start time"): the order only decides its cost."""
         ids = list(job_ids)
         if len(ids) < 2 or self._listing_skips > 0:
             self._listing_skips = max(0, self._listing_skips - 1)
             return await super().astatuses(ids)
         wanted = {str(i): i for i in ids}
-        hook = await self._async_hook()
         out: dict[Any, JobStatus | Exception] = {}
-        pages, token = 0, None
-        while True:
-            await pace_call()
-            params: dict[str, Any] = {"active_only": True, "limit": LIST_PAGE}
-            if token:
-                params["page_token"] = token
-            reply = await hook._a_do_api_call(LIST_RUNS_ENDPOINT, params)
-            pages += 1
-            for run in reply.get("runs") or []:
-                job_id = wanted.get(str(run.get("run_id")))
-                if job_id is not None:
-                    out[job_id] = self._to_status(run)
-            token = reply.get("next_page_token")
-            if not (reply.get("has_more") and token):
-                break
-            if pages >= len(out):  # others' runs fill the listing: per run is cheaper for a while
+        await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
+        busy = False
+        if len(out) < len(ids):
+            busy = not await self._list_runs(wanted, out, {"active_only": True}, stop_on_empty_page=False)
+            if busy:  # others' runs fill the listing: per run is cheaper for a while
                 self._listing_skips = LISTING_SKIPS
-                break
+        if not busy and len(ids) - len(out) >= 2:  # ended while the round listed: they head the listing now
+            await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
         rest = [i for i in ids if i not in out]
         if rest:
             out.update(await super().astatuses(rest))
         return out
+
+    async def _list_runs(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception],
+                         params: Mapping[str, Any], *, stop_on_empty_page: bool) -> bool:
+        """Page through one listing, adding the watched runs it shows to ``out``; False when it stopped
+        because its pages outnumbered the watched runs they showed."""
+        from durable_jobs.triggers.early import report_end
+        from durable_jobs.triggers.pacing import pace_call
+
+        hook = await self._async_hook()
+        pages, found, token = 0, 0, None
+        while True:
+            await pace_call()
+            query: dict[str, Any] = {**params, "limit": LIST_PAGE}
+            if token:
+                query["page_token"] = token
+            reply = await hook._a_do_api_call(LIST_RUNS_ENDPOINT, query)
+            pages += 1
+            shown = 0
+            for run in reply.get("runs") or []:
+                job_id = wanted.get(str(run.get("run_id")))
+                if job_id is not None and job_id not in out:
+                    out[job_id] = status = self._to_status(run)
+                    report_end(job_id, status)
+                    shown += 1
+            found += shown
+            token = reply.get("next_page_token")
+            if len(out) == len(wanted) or not (reply.get("has_more") and token):
+                return True
+            if stop_on_empty_page and not shown:  # ended earlier than this page: older pages hold none newer
+                return True
+            if pages >= found:  # others' runs fill the pages
+                return False
 
     async def aclose(self) -> None:
         if self._ahook is not None:

@@ -135,6 +135,11 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self._durable_store: Store | None = None
         self._durable_record: CheckpointRecord | None = None
         self._durable_cancelled = False
+        # The bare id this process last wrote under ``external_id_key``: the outcome write need not repeat it.
+        self._durable_bare_id: Any = None
+        # How this try's execute (or its resumption) ended, once it has (ending.TRY_*): on_kill after that
+        # is Airflow ending a process that outlived its terminal state, not a kill of the running try.
+        self._durable_try_over: str | None = None
 
     def _convert_on_failure_callback(self, value: Any) -> Any:
         """Airflow's ``BaseOperator.__setattr__`` runs this on every assignment (``__init__`` included): the
@@ -303,8 +308,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
 
     def _write(self, store: Store, record: CheckpointRecord) -> None:
         store.set(self.checkpoint_key, record.to_json(), retention=NEVER_EXPIRE)
-        if record.id is not None:
+        if record.id is not None and record.id != self._durable_bare_id:
             store.set(self.external_id_key, record.id, retention=NEVER_EXPIRE)
+            self._durable_bare_id = record.id
         if record.status is None:  # an outcome needs no copy: the failure callback asks the vendor anyway
             self._publish(record)
 
@@ -332,6 +338,10 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         return self.execute_resumable(context)
 
     def execute_resumable(self, context: Context) -> Any:
+        with ending.the_try(self):
+            return self._run_protocol(context)
+
+    def _run_protocol(self, context: Context) -> Any:
         self._durable_ti = _ti_of(context)
         store = self._store(context)
         if store is None:
@@ -600,8 +610,9 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         ending.on_kill(self)
 
     def resume_execution(self, next_method: str, next_kwargs: dict[str, Any] | None, context: Context) -> Any:
-        ending.before_resume(self, next_method, next_kwargs, context)
-        return super().resume_execution(next_method, next_kwargs, context)
+        with ending.the_try(self):
+            ending.before_resume(self, next_method, next_kwargs, context)
+            return super().resume_execution(next_method, next_kwargs, context)
 
     def _cancel_orphan(self, job_id: Any, store: Store | None, record: CheckpointRecord | None, why: str) -> None:
         ending.cancel_orphan(self, job_id, store, record, why)

@@ -8,12 +8,20 @@ The protocol (``base.DurableJobMixin``) calls in here; nothing here decides reco
 * **Airflow's timeout**: ``execution_timeout`` is the user's own bound on the task: the job it bounded is
   cancelled and recorded failed, so a retry starts a new one. Airflow calls ``on_kill`` inside its
   timeout handler (sync), or resumes a deferred task with ``__fail__`` when its trigger timed out.
+* **After the try ended**: Airflow's supervisor SIGTERMs a task process still alive
+  ``[core] task_success_overtime`` (20 s) after it reported success, a retry or a failure (its callbacks or
+  listeners ran long, or the machine is loaded), and the Task SDK's handler calls ``on_kill``. That is not a
+  kill of the try: the job has ended, or is left on purpose (``wait_for_completion=False``, a deferral, a
+  retry to reconnect). Nothing is cancelled — but a try that raised on its last try may have left an active
+  job (an error after the submit), and then only the usual last-try cancel runs.
 * **The trigger gave up** under the fault policy: the error the synchronous path would have raised.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from durable_jobs.cancel import cancel_from_worker, no_retry_left
@@ -26,7 +34,7 @@ from durable_jobs.exceptions import (
 )
 from durable_jobs.faults import cap
 from durable_jobs.operators.checkpoint import STATUS_FAILED, CheckpointRecord
-from durable_jobs.shims import TRIGGER_FAIL_METHOD, TRIGGER_TIMEOUT_ERRORS, AirflowTaskTimeout
+from durable_jobs.shims import TRIGGER_FAIL_METHOD, TRIGGER_TIMEOUT_ERRORS, AirflowTaskTimeout, TaskDeferred
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -35,6 +43,22 @@ if TYPE_CHECKING:
     from durable_jobs.operators.base import DurableJobMixin
 
 TIMEOUT_REASON = "execution_timeout, the task's own bound, was reached"
+#: How a try's work ended (``DurableJobMixin._durable_try_over``).
+TRY_RETURNED, TRY_DEFERRED, TRY_RAISED = "returned", "deferred", "raised"
+
+
+@contextmanager
+def the_try(op: DurableJobMixin) -> Iterator[None]:
+    """Around ``execute`` and its resumption: remember how the try's work ended, for a late ``on_kill``."""
+    try:
+        yield
+    except TaskDeferred:
+        op._durable_try_over = TRY_DEFERRED
+        raise
+    except BaseException:
+        op._durable_try_over = TRY_RAISED
+        raise
+    op._durable_try_over = TRY_RETURNED
 
 
 def on_kill(op: DurableJobMixin) -> None:
@@ -47,6 +71,14 @@ def on_kill(op: DurableJobMixin) -> None:
     if isinstance(sys.exc_info()[1], AirflowTaskTimeout):  # Airflow calls on_kill inside its timeout handler
         cancel_orphan(op, job_id, op._durable_store, op._durable_record, TIMEOUT_REASON)
         return
+    if op._durable_try_over is not None:
+        ended_last_try = op._durable_try_over == TRY_RAISED and no_retry_left(op._durable_ti)
+        if not ended_last_try:
+            client = op.job_client
+            op.log.info("on_kill after this try %s (Airflow stops a task process that outlives its terminal "
+                        "state by [core] task_success_overtime): %s %s %s is not this kill's to cancel",
+                        op._durable_try_over, client.vendor, client.unit, job_id)
+            return
     cancel_from_worker(
         policy=op.cancel_on_kill, ti=op._durable_ti, job_id=job_id, client=op.job_client, logger=op.log,
         last_try=no_retry_left(op._durable_ti),

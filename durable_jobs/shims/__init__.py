@@ -8,7 +8,13 @@ and working: it always submits fresh, because there is nowhere to keep a checkpo
 from __future__ import annotations
 
 from durable_jobs.shims.mixin import ResumableJobMixin, warn_durable_unsupported
-from durable_jobs.shims.operator import TRIGGER_FAIL_METHOD, TRIGGER_TIMEOUT_ERRORS, AirflowTaskTimeout, apply_defaults
+from durable_jobs.shims.operator import (
+    TRIGGER_FAIL_METHOD,
+    TRIGGER_TIMEOUT_ERRORS,
+    AirflowTaskTimeout,
+    TaskDeferred,
+    apply_defaults,
+)
 from durable_jobs.shims.version import (
     AIRFLOW_V_3_3_PLUS,
     NEVER_EXPIRE,
@@ -23,6 +29,7 @@ __all__ = [
     "TRIGGER_FAIL_METHOD",
     "TRIGGER_TIMEOUT_ERRORS",
     "AirflowTaskTimeout",
+    "TaskDeferred",
     "AIRFLOW_V_3_3_PLUS",
     "NEVER_EXPIRE",
     "ResumableJobMixin",

@@ -21,13 +21,13 @@ apply_defaults: Callable[[Callable[..., Any]], Callable[..., Any]] = (
 )
 
 try:  # Airflow 3
-    from airflow.sdk.exceptions import AirflowTaskTimeout
+    from airflow.sdk.exceptions import AirflowTaskTimeout, TaskDeferred
 except ImportError:  # Airflow 2.x
-    from airflow.exceptions import AirflowTaskTimeout  # type: ignore[no-redef,attr-defined,unused-ignore]
+    from airflow.exceptions import AirflowTaskTimeout, TaskDeferred  # type: ignore[no-redef,attr-defined,unused-ignore]
 
 #: ``next_method`` of a task Airflow resumes only to fail it (a trigger that timed out or crashed).
 TRIGGER_FAIL_METHOD = "__fail__"
 #: ``next_kwargs["error"]`` when the deferral outlived its timeout (``execution_timeout`` included).
 TRIGGER_TIMEOUT_ERRORS = ("Trigger timeout", "Trigger/execution timeout")  # Airflow 3, Airflow 2
 
-__all__ = ["TRIGGER_FAIL_METHOD", "TRIGGER_TIMEOUT_ERRORS", "AirflowTaskTimeout", "apply_defaults"]
+__all__ = ["TRIGGER_FAIL_METHOD", "TRIGGER_TIMEOUT_ERRORS", "AirflowTaskTimeout", "TaskDeferred", "apply_defaults"]

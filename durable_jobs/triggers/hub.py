@@ -11,6 +11,8 @@ stays with each trigger's own ``JobWatch``, so a trigger behaves as it does poll
 
 - A trigger that ends, is cancelled or moves leaves (``Subscription`` is a context manager); the
   hub closes its client when the last one leaves, and a later subscriber gets a fresh hub.
+- A client that reads a job's end before its round is over reports it (``durable_jobs.triggers.early``):
+  that job's triggers hear of it then, not when the round's last call returns.
 - An exception from ``astatuses`` is a batch error: every subscriber of that round receives it
   (an auth error thus reaches each one at once); an exception the client returns for one id is
   that job's alone. Retry-After holds every call of the connection back.
@@ -33,7 +35,8 @@ from typing import Any
 
 from durable_jobs.config import get_float
 from durable_jobs.hooks.base import JobClient, JobStatus, load_client
-from durable_jobs.triggers.pacing import Pacer, pace_call, paced
+from durable_jobs.triggers.early import reporting
+from durable_jobs.triggers.pacing import Pacer, paced
 
 log = logging.getLogger(__name__)
 
@@ -185,8 +188,9 @@ class Hub:
         before = self.pacer.calls
         per_job = self._per_job_rounds > 0
         self.pacer.spread(self._expected_calls(len(ids), per_job), interval * SPREAD)
+        early: set[str] = set()
         try:
-            with paced(self.pacer):
+            with paced(self.pacer), reporting(lambda job_id, status: self._deliver_end(job_id, status, early)):
                 if per_job:
                     self._per_job_rounds -= 1
                 statuses = await self._ask(ids, per_job)
@@ -206,6 +210,8 @@ class Hub:
         retry_after = 0.0
         for job_id in ids:
             key = str(job_id)
+            if key in early:
+                continue  # its end reached its triggers mid-round
             outcome = statuses.get(key)
             if outcome is None:
                 outcome = RuntimeError(f"{self.client.vendor} status call returned nothing for {job_id}")
@@ -219,27 +225,30 @@ class Hub:
             self.pacer.hold_off(retry_after)
         return max(interval, retry_after)
 
+    def _deliver_end(self, job_id: Any, status: JobStatus, early: set[str]) -> None:
+        """A client read this job's end mid-round (``durable_jobs.triggers.early``): its triggers hear now."""
+        key = str(job_id)
+        if key in early or key not in self._subs:
+            return
+        early.add(key)
+        self._ended.add(key)
+        for sub in list(self._subs[key]):
+            sub.deliver(status)
+
     async def _ask(self, ids: list[Any], per_job: bool) -> dict[str, Outcome]:
         """Statuses by ``str(job id)``. Ids that cannot key a dict (Snowflake's list of statement handles)
         are asked one by one, as are all ids in a per-job round."""
         if per_job or not all(_hashable(i) for i in ids):
-            async def one(job_id: Any) -> Outcome:
-                await pace_call()
-                try:
-                    return await self.client.astatus(job_id)
-                except Exception as err:  # noqa: BLE001 - this job's own failure
-                    return err
-
-            results = await asyncio.gather(*(one(i) for i in ids))
-            return {str(i): r for i, r in zip(ids, results)}
+            return {str(i): r for i, r in zip(ids, await self.client.astatus_each(ids))}
         statuses = await self.client.astatuses(ids)
         return {str(k): v for k, v in statuses.items()}
 
     def _expected_calls(self, n: int, per_job: bool) -> int:
-        """Last round's count (a first round, or a per-job one, spreads one call per job)."""
-        if per_job or self._last_calls is None:
+        """What to spread this round over: one call per job in a per-job round; else the last round's count, or
+        the client's fewest calls for ``n`` jobs when that is more (a first round, new subscribers)."""
+        if per_job:
             return n
-        return max(1, self._last_calls)
+        return max(1, self.client.status_calls(n), self._last_calls or 0)
 
     def _retry_after(self, err: BaseException) -> float:
         try:

@@ -86,6 +86,8 @@ class JobTrigger(BaseTrigger):
             raise DurableJobConfigError(f"max_polls must be a whole number >= 1 or None, got {max_polls!r}")
         self.max_polls = max_polls
         self._client: JobClient | None = None
+        #: the kind of event this trigger yielded, if any: from then on the resumed task owns the job
+        self._fired: str | None = None
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -123,6 +125,7 @@ class JobTrigger(BaseTrigger):
                 event = await self._watch_shared()
             else:
                 event = await self._watch(self.client, self._ask_alone, alone=True)
+            self._fired = str(event.payload.get("durable_status"))
             yield event
         finally:
             await self._close()
@@ -137,6 +140,8 @@ class JobTrigger(BaseTrigger):
     async def _watch_shared(self) -> TriggerEvent:
         """Through the loop's hub for this connection; leaves it before the event is yielded."""
         sub = subscribe(self.client_classpath, self.client_kwargs, self.job_id, self.policy.interval)
+        self.log.info("Watching %s %s %s through the shared poller of its connection (%d job(s) watched)",
+                      sub.hub.client.vendor, sub.hub.client.unit, self.job_id, sub.hub.watched)
         async with sub:
             return await self._watch(sub.hub.client, sub.next, alone=False)
 
@@ -203,6 +208,13 @@ class JobTrigger(BaseTrigger):
             raise
 
     async def _kill(self) -> None:
+        if self._fired is not None:
+            # Airflow cancels a trigger whose row is gone; after the event that is the task moving on (its
+            # state is no longer "deferred"), not a user's kill. The cancel can land while this generator
+            # closes its client, after the event: the resumed task owns the job now, whatever its state.
+            self.log.info("Trigger for %s job %s stopped after it fired its %s event: the task owns the job; "
+                          "nothing to cancel", self.client.vendor, self.job_id, self._fired)
+            return
         current = None
         ti = self.task_instance
         if self.cancel_on_kill == "user" and ti is not None:

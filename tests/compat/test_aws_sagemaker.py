@@ -17,9 +17,9 @@ CASES = [(dags.training_sync, "Training"), (dags.training_deferrable, "Training"
 
 @pytest.fixture(autouse=True)
 def _inputs(aws):
-    """The S3 input the official hook checks before creating the transform job (``check_s3_url``)."""
+    """The S3 input the official hook checks before creating the transform job (``check_s3_url``), in the
+    loopback AWS's own bucket (``aws_env.SAGEMAKER_DATA_BUCKET``)."""
     s3 = aws.client("s3", direct=True)
-    s3.create_bucket(Bucket="durable-data")
     s3.put_object(Bucket="durable-data", Key="in/part-0.csv", Body=b"1,2,3\n")
 
 

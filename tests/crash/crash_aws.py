@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, AwsTestEnv
+from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, ROLE_ARN, AwsTestEnv
 from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Fault, Hold
 from durable_jobs.hooks.aws_athena import ATHENA_STATES
 from durable_jobs.hooks.aws_base import KEY_TAG
@@ -216,30 +216,48 @@ SERVICES["emr_containers"] = AwsService(
 EMR_VIRTUAL_CLUSTER_ENV = "DJ_CRASH_EMR_VIRTUAL_CLUSTER"
 
 
-def _sagemaker_training_jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
-    # One moto for every cell: a cell's training jobs carry a "cell" tag naming its DAG (the job name is
-    # the cell's for the official operator, <cell name>-<key> for ours); DescribeTrainingJob reads each.
-    from moto.sagemaker.models import sagemaker_backends
+def _sagemaker_lister(job_type: str) -> Callable[[AwsVendor], list[dict[str, Any]]]:
+    """One cell's SageMaker jobs of ``job_type`` (Training, Processing, Transform), oldest first."""
+    store, name_attr = f"{job_type.lower()}_jobs", f"{job_type.lower()}_job_name"
 
-    from durable_jobs.emulators.aws_env import ACCOUNT
+    def jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
+        # One moto for every cell: a cell's jobs carry a "cell" tag naming its DAG (the job name is the cell's
+        # for the official operator, <cell name>-<key> for ours); Describe<Type>Job reads each.
+        from moto.sagemaker.models import sagemaker_backends
 
-    jobs = [j for j in list(sagemaker_backends[ACCOUNT][REGION].training_jobs.values())
-            if {"Key": "cell", "Value": vendor.job_name} in (j.tags or [])]
-    sm = vendor.env.client("sagemaker", direct=True)
-    return [{"id": j.training_job_name, "token": j.training_job_name,
-             "status": sm.describe_training_job(TrainingJobName=j.training_job_name)["TrainingJobStatus"]}
-            for j in sorted(jobs, key=lambda j: j.creation_time)]
+        from durable_jobs.emulators.aws_env import ACCOUNT
+
+        found = [j for j in list(getattr(sagemaker_backends[ACCOUNT][REGION], store).values())
+                 if {"Key": "cell", "Value": vendor.job_name} in (j.tags or [])]
+        sm = vendor.env.client("sagemaker", direct=True)
+        describe = getattr(sm, f"describe_{job_type.lower()}_job")
+        names = [getattr(j, name_attr) for j in sorted(found, key=lambda j: j.creation_time)]
+        return [{"id": n, "token": n, "status": describe(**{f"{job_type}JobName": n})[f"{job_type}JobStatus"]}
+                for n in names]
+    return jobs
 
 
-def _sagemaker_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body["TrainingJobStatus"] = UNKNOWN_STATE
-    return body
+def _sagemaker_unknown(job_type: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def rewrite(body: dict[str, Any]) -> dict[str, Any]:
+        body[f"{job_type}JobStatus"] = UNKNOWN_STATE
+        return body
+    return rewrite
 
 
-SERVICES["sagemaker"] = AwsService(
-    "sagemaker", "Amazon SageMaker", "sagemaker:CreateTrainingJob", "sagemaker:DescribeTrainingJob",
-    ("sagemaker:StopTrainingJob",), SAGEMAKER_STATES.active, "sagemaker_training_job_name",
-    _sagemaker_training_jobs, _sagemaker_unknown)
+#: The crash vendor key of each SageMaker job type (the registry's ``Operator.crash``): training keeps the
+#: plain key its rows were first recorded under.
+SAGEMAKER_KEYS = {"Training": "sagemaker", "Processing": "sagemaker_processing", "Transform": "sagemaker_transform"}
+for _type, _key in SAGEMAKER_KEYS.items():
+    SERVICES[_key] = AwsService(
+        _key, "Amazon SageMaker" + ("" if _type == "Training" else f" ({_type.lower()})"),
+        f"sagemaker:Create{_type}Job", f"sagemaker:Describe{_type}Job", (f"sagemaker:Stop{_type}Job",),
+        SAGEMAKER_STATES.active, f"sagemaker_{_type.lower()}_job_name", _sagemaker_lister(_type),
+        _sagemaker_unknown(_type))
+#: The model every transform cell names: created once per fleet, since both operators describe it when the
+#: job has ended (upstream's ``serialize_result``), and a transform job of a missing model fails the task. Its
+#: input is the loopback AWS's own (``aws_env.SAGEMAKER_DATA_BUCKET``, ``batch/``).
+SAGEMAKER_MODEL = {"ModelName": "durable-crash-model", "ExecutionRoleArn": ROLE_ARN,
+                   "PrimaryContainer": {"Image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/xgb:1"}}
 
 
 class AwsVendor:
@@ -250,6 +268,7 @@ class AwsVendor:
         self.service = service
         self.job_name = job_name
         self.proxy = AwsFaultProxy(env.moto.url).start()
+        self.proxy.watch(*service.cancel_ops)  # a cancel in a cell is named: client, time, request
         self._hold: Hold | None = None
 
     def conn(self) -> str:
@@ -274,6 +293,11 @@ class AwsVendor:
 
     def calls(self, op: str) -> int:
         return self.proxy.calls.get(op, 0)
+
+    def cancel_calls(self) -> list[dict[str, Any]]:
+        """Every cancel call this cell's proxy forwarded: op, Unix time, client (``Botocore/...``: a worker or
+        the DAG processor; ``aiobotocore/...``: a trigger) and request body."""
+        return list(self.proxy.watched)
 
     def outage(self, outage_seconds: float, unknown_seconds: float) -> list[Fault]:
         """The status call answers 503 for ``outage_seconds``, then reports ``UNKNOWN_STATE`` for
@@ -315,6 +339,7 @@ class AwsFleet:
     def __init__(self, cells: dict[str, tuple[str, str]]):
         """``cells``: cell key -> (service key, job name)."""
         self.env = AwsTestEnv(consistency_seconds=1.0).start()
+        self.env.client("sagemaker", direct=True).create_model(**SAGEMAKER_MODEL)
         self.vendors = {key: AwsVendor(self.env, cell_service(service, name), name)
                         for key, (service, name) in cells.items()}
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from crash_aws import SERVICES
+from crash_aws import SAGEMAKER_KEYS, SERVICES
 from crash_scenarios import AwsCellRun, Scenario, aws_w2
 from crash_stack import StackError
 
@@ -79,10 +79,12 @@ def _moto_job(run: AwsCellRun, job_id: str) -> Any:
         from moto.emrcontainers.models import emrcontainers_backends
 
         return emrcontainers_backends[ACCOUNT][REGION].job_runs[job_id]
-    if vendor == "sagemaker":  # tests/crash/crash_sagemaker_rows.py: the job's state manager (aws_moto_sagemaker)
+    if vendor in SAGEMAKER_KEYS.values():  # crash_sagemaker_rows.py: the job's state manager (aws_moto_sagemaker)
         from moto.sagemaker.models import sagemaker_backends
 
-        return sagemaker_backends[ACCOUNT][REGION].training_jobs[job_id].__dict__["_dj_state"]
+        job_type = next(t for t, key in SAGEMAKER_KEYS.items() if key == vendor)
+        store = getattr(sagemaker_backends[ACCOUNT][REGION], f"{job_type.lower()}_jobs")
+        return store[job_id].__dict__["_dj_state"]
     raise StackError(f"{run.cell.id}: no moto lookup for {vendor} jobs")
 
 

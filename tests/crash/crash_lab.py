@@ -1,8 +1,11 @@
-"""Run crash cells on one shared stack: concurrent cells first, then the exclusive ones, one by one.
+"""Run crash cells on one shared stack in phases: the concurrent cells, the quiet ones, the exclusive ones
+one by one, then the hub cells one by one (every triggerer restarted with the shared poller on).
 
-Cells that mostly wait on the vendor's clock (``Scenario.waits``: the outage cells, tens of seconds
-each, a poll a second) run on a pool of their own beside the busy cells', so their waiting overlaps
-the others' work instead of holding the busy pool's slots.
+Cells that mostly wait on the vendor's clock (``Scenario.waits``, a poll a second) run on a pool of their
+own beside the busy cells', so their waiting overlaps the others' work instead of holding the busy pool's
+slots. Cells whose proof reads a wall-clock bound (``Scenario.quiet``: execution_timeout, the outage
+windows) run after the busy cells, together: beside 6 busy cells on 2 CPUs, a task could take longer to
+reach its window than the bound lasts (three fresh-clone runs of 2026-12-01 missed them that way).
 
 Used by ``conftest.py``; also runnable by hand, e.g.
 ``python tests/crash/crash_lab.py W2-ours-deferrable W3-official-sync --keep`` (``--keep`` keeps the
@@ -38,8 +41,11 @@ from known_bugs import STACK_HAZARDS  # noqa: E402
 
 DAGS = HERE / "dags"
 ROUTE_DIR = HERE / "vendor_route"
-#: cells run at once; each holds one supervisor + task runner (or a trigger) at a time
-CONCURRENCY = int(os.environ.get("DJ_CRASH_CONCURRENCY", "8"))
+#: cells run at once; each holds one supervisor + task runner (or a trigger) at a time. 6, not 8: with the
+#: 235 ours-cells of 2026-12-01 beside the integration lane, 8 starved the stack on 2 CPUs (the TIMEOUT and
+#: BATCH-OUTAGE cells' timing missed twice in a row: a sync execution_timeout that never fired, a terminal
+#: state the supervisor never got); the crash lane has minutes to spare against the integration lane.
+CONCURRENCY = int(os.environ.get("DJ_CRASH_CONCURRENCY", "6"))
 #: waiting cells (``Scenario.waits``) run at once beside them
 WAITING_CONCURRENCY = int(os.environ.get("DJ_CRASH_WAITING_CONCURRENCY", "6"))
 #: seconds between the starts of the first waiting cells
@@ -77,9 +83,9 @@ def run_session(cells: list[Cell], *, keep: bool = False, log=print) -> dict[str
     ready = started
     try:
         (home / "cells.json").write_text(json.dumps([c.dag_spec() for c in cells], indent=1))
-        # + crash_runnow.py, crash_notebook.py: Databricks emulator cells too
+        # + crash_runnow.py, crash_notebook.py, crash_databricks_sql.py: Databricks emulator cells too
         dbx = [c for c in cells if c.scenario.vendor in ("databricks", "databricks_run_now", "databricks_notebook",
-                                                         "databricks_sql")]  # + crash_databricks_sql.py
+                                                         "databricks_task", "databricks_sql")]
         aws = [c for c in cells if c.scenario.vendor in AWS_SERVICES]
         snowflake = [c for c in cells if c.scenario.vendor == "snowflake"]
         fleet = EmulatorFleet([c.key for c in dbx], home / "emulators")
@@ -178,10 +184,14 @@ def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[C
     # Batch cells first: the official BatchOperator's sync wait sleeps 1-10 s at random between polls,
     # so its cells are the longest; started first, they overlap the Databricks cells instead of trailing.
     shared = [c for c in cells if not c.scenario.exclusive and c.id not in STACK_HAZARDS]
+    quiet = [c for c in shared if c.scenario.quiet]
+    shared = [c for c in shared if not c.scenario.quiet]
     busy = sorted((c for c in shared if not c.scenario.waits), key=lambda c: c.scenario.vendor != "batch")
     waiting = [c for c in shared if c.scenario.waits]
     # cells that stop, pause or add the triggerer every deferred task shares, or may deadlock it (known_bugs.py)
-    alone = [c for c in cells if c.scenario.exclusive or c.id in STACK_HAZARDS]
+    alone = [c for c in cells if (c.scenario.exclusive or c.id in STACK_HAZARDS) and not c.scenario.hub]
+    # last, one by one: the cells whose triggers watch through the shared poller (every triggerer restarted)
+    hub = [c for c in cells if c.scenario.hub]
     ABORT.clear()
     try:
         with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="cell") as pool, \
@@ -192,7 +202,15 @@ def run_cells(stack: AirflowStack, emulators: dict[str, Emulator], cells: list[C
             futures.update({c.id: pool.submit(run_cell, stack, emulators[c.id], c) for c in busy})
             for cell in busy + waiting:  # the suite's order
                 outcomes[cell.id] = futures[cell.id].result()
+            futures = {c.id: beside.submit(_after, WAITING_STAGGER * i if i < waiting_concurrency else 0.0, run_cell,
+                                           stack, emulators[c.id], c) for i, c in enumerate(quiet)}
+            for cell in quiet:
+                outcomes[cell.id] = futures[cell.id].result()
         for cell in alone:
+            outcomes[cell.id] = run_cell(stack, emulators[cell.id], cell)
+        if hub:
+            stack.share_poller()
+        for cell in hub:
             outcomes[cell.id] = run_cell(stack, emulators[cell.id], cell)
     except BaseException:
         ABORT.set()  # every cell's next wait raises, so the pool ends and the stack can be stopped

@@ -1,10 +1,11 @@
-"""Crash rows for ``DatabricksNotebookOperator`` (one task through ``runs/submit``), ours next to the official one.
+"""Crash rows for ``DatabricksNotebookOperator`` and ``DatabricksTaskOperator`` (one task through ``runs/submit``),
+ours next to the official ones.
 
 The cells run on a Databricks emulator of their own with the SubmitRun rows' drivers where those fit. The
 official notebook operator keeps nothing in the task state store, so the synchronous drivers that waited for
 the run id in the store wait here for the task's polling instead (``runs/get`` calls on the emulator), which
-both operators do once the run exists. The vendor key ``databricks_notebook`` is the registry's
-``Operator.crash`` of ``DatabricksNotebookOperator``.
+both operators do once the run exists. The vendor keys ``databricks_notebook`` and
+``databricks_task`` are the registry's ``Operator.crash`` of the two operators.
 """
 
 from __future__ import annotations
@@ -72,17 +73,25 @@ def mark_failed_sync_polled(run: CellRun) -> None:
     run.thaw()
 
 
-NOTEBOOK_SCENARIOS: list[Scenario] = [
-    Scenario("NOTEBOOK-W2", "Notebook: worker SIGKILL after Databricks accepted runs/submit, before the id reached "
-             "the store", {"sync": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id),
-                           "deferrable": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id)},
-             vendor=VENDOR),
-    Scenario("NOTEBOOK-W5", "Notebook: worker SIGKILL after the run succeeded (sync: last poll held; deferrable: in "
-             "execute_complete)", {"sync": w5_sync_polled, "deferrable": w5_deferrable},
-             vendor=VENDOR, task={"reads_output": True}),
-    Scenario("NOTEBOOK-SIGTERM", "Notebook: worker SIGTERM (eviction/deploy), 4 s grace, then SIGKILL",
-             {"sync": sigterm_sync_polled, "deferrable": sigterm_deferrable}, vendor=VENDOR),
-    Scenario("NOTEBOOK-MARK-FAILED", "Notebook: user marks the task failed (sync: while polling; deferrable: while "
-             "deferred)", {"sync": mark_failed_sync_polled, "deferrable": mark_failed_deferred},
-             expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1, vendor=VENDOR),
-]
+def task_run_rows(vendor: str, label: str, name: str) -> list[Scenario]:
+    """W2, W5, SIGTERM and MARK-FAILED, sync and deferrable, for one ``runs/submit`` task operator."""
+    return [
+        Scenario(f"{label}-W2", f"{name}: worker SIGKILL after Databricks accepted runs/submit, before the id "
+                 "reached the store", {"sync": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id),
+                                       "deferrable": kill_in_window(SUBMIT, "after", store_check=_run_but_no_id)},
+                 vendor=vendor),
+        Scenario(f"{label}-W5", f"{name}: worker SIGKILL after the run succeeded (sync: last poll held; deferrable: "
+                 "in execute_complete)", {"sync": w5_sync_polled, "deferrable": w5_deferrable},
+                 vendor=vendor, task={"reads_output": True}),
+        Scenario(f"{label}-SIGTERM", f"{name}: worker SIGTERM (eviction/deploy), 4 s grace, then SIGKILL",
+                 {"sync": sigterm_sync_polled, "deferrable": sigterm_deferrable}, vendor=vendor),
+        Scenario(f"{label}-MARK-FAILED", f"{name}: user marks the task failed (sync: while polling; deferrable: "
+                 "while deferred)", {"sync": mark_failed_sync_polled, "deferrable": mark_failed_deferred},
+                 expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1, vendor=vendor),
+    ]
+
+
+NOTEBOOK_SCENARIOS: list[Scenario] = task_run_rows(VENDOR, "NOTEBOOK", "Notebook")
+#: ``DatabricksTaskOperator`` (a ``spark_python_task`` in ``task_config``): the same ``runs/submit`` path, its
+#: own rows (the registry's ``Operator.crash`` is per operator).
+TASK_SCENARIOS: list[Scenario] = task_run_rows("databricks_task", "DBTASK", "DatabricksTaskOperator")

@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -36,6 +37,8 @@ RAW_KEY = "databricks_run_id"
 SUBMIT = "jobs/runs/submit"
 GET = "jobs/runs/get"
 GET_OUTPUT = "jobs/runs/get-output"
+#: the shared poller's status calls for Databricks runs (durable_jobs.triggers.hub: one listing for many runs)
+LIST = "jobs/runs/list"
 TERMINAL = ("success", "failed")
 #: kubelet's grace period between SIGTERM and SIGKILL, shortened for the test.
 SIGTERM_GRACE = 4.0
@@ -61,6 +64,12 @@ class Scenario:
     exclusive: bool = False
     #: mostly waits on the vendor's clock (tens of seconds): runs beside the pool of busy cells
     waits: bool = False
+    #: its proof reads wall-clock bounds (an execution_timeout, a fault window): runs in the quiet phase, after
+    #: the busy cells, where a starved stack cannot move the bound past the window
+    quiet: bool = False
+    #: runs in the hub phase, last, one cell at a time: every triggerer restarted with ``[durable_jobs]
+    #: shared_poller`` on, so our trigger watches its job through the shared poller (issue 14)
+    hub: bool = False
     #: what our operator must do: runs created, cancels, final state, try-number check
     expect_runs: int = 1
     expect_cancels: int | None = 0
@@ -267,10 +276,15 @@ class CellRun:
 
     def wait_deferred_and_polled(self) -> dict[str, Any]:
         ti = self.wait("the task deferred, its trigger assigned", lambda: self._deferred_assigned())
-        calls = self.ledger()["calls"].get(GET, 0)
-        self.wait("the trigger polling the vendor", lambda: self.ledger()["calls"].get(GET, 0) > calls)
+        calls = self.status_calls()
+        self.wait("the trigger polling the vendor", lambda: self.status_calls() > calls)
         self.proof(f"deferred; trigger {ti['trigger']['id']} on triggerer job {ti['trigger']['triggerer_id']} polling")
         return ti
+
+    def status_calls(self) -> int:
+        """runs/get calls, and runs/list calls (the shared poller's way of asking) on this cell's emulator."""
+        calls = self.ledger()["calls"]
+        return calls.get(GET, 0) + calls.get(LIST, 0)
 
     def _deferred_assigned(self) -> dict[str, Any] | None:
         ti = self.ti()
@@ -303,6 +317,12 @@ class CellRun:
             except ValueError:
                 events.append(line)
         return events
+
+    def trigger_logs_of_try(self, try_number: int) -> list[Path]:
+        """Every triggerer's log file of this task's trigger for one try (one per triggerer job that ran it)."""
+        folder = (self.stack.home / "logs" / f"dag_id={self.cell.dag_id}" / f"run_id={self.run_id}"
+                  / f"task_id={self.task_id}")
+        return list(folder.glob(f"attempt={try_number}.log.trigger.*.log"))
 
     def wait_trigger_ended(self, triggerer_job: int, timeout: float = 60) -> list[str]:
         """Until the trigger on ``triggerer_job`` logged "trigger completed" (on_kill, if any, is over).
@@ -378,6 +398,12 @@ class CellRun:
                       f"{SIGTERM_GRACE:.0f}s grace: SIGKILL")
         else:  # the try ended by itself; the LocalExecutor worker process is reused, leave it be
             self.note(f"SIGTERM to supervisor pid {supervisor.pid}; the try ended within the grace")
+
+    def overtime_sigterm_logged(self, ti_id: str) -> bool:
+        """Airflow's supervisor (in the LocalExecutor's worker, logging to the scheduler's log) ended this task
+        instance's process for outliving its terminal state by ``[core] task_success_overtime``."""
+        text = self.stack.procs["scheduler"].log_path.read_text(errors="replace")
+        return any("Task success overtime reached" in line and ti_id in line for line in text.splitlines())
 
     def scheduler_saw_exit(self, try_number: int) -> bool:
         """The scheduler logged the executor's event for this try's process (it exited, e.g. deferred)."""
@@ -496,6 +522,39 @@ def _reassigned(run: CellRun, old_jobs: set[int]) -> dict[str, Any] | None:
     return None
 
 
+HUB_LINE = "through the shared poller of its connection"
+
+
+def hub_cell(driver: Callable[[CellRun], None]) -> Callable[[CellRun], None]:
+    """``driver`` on a stack whose triggerers run the shared poller (``AirflowStack.share_poller``), with the
+    proof that our trigger watched through it: its own log line, in the trigger log of try 1."""
+
+    def run_through_the_hub(run: CellRun) -> None:
+        if not run.stack.poller_shared:
+            raise StackError(f"{run.cell.id}: the triggerers do not run the shared poller (the hub phase)")
+        driver(run)
+        logs = sorted(run.trigger_logs_of_try(1))
+        said = {path: [line for line in path.read_text(errors="replace").splitlines() if HUB_LINE in line]
+                for path in logs}
+        silent = [path.name for path, lines in said.items() if not lines]
+        if not logs or silent:
+            raise StackError(f"{run.cell.id} window missed: trigger log(s) of try 1 without '{HUB_LINE}': "
+                             f"{silent or 'no trigger log at all'}")
+        first = next(iter(said.values()))[0]
+        run.proof(f"each of the {len(logs)} trigger log(s) of try 1 (one per triggerer that ran it): "
+                  f"{_event_text(first)[:140]}")
+
+    run_through_the_hub.__name__ = f"hub_{driver.__name__}"
+    return run_through_the_hub
+
+
+def _event_text(line: str) -> str:
+    try:
+        return str(json.loads(line).get("event") or line)
+    except ValueError:
+        return line
+
+
 def w5_sync(run: CellRun) -> None:
     run.freeze()
     run.trigger()
@@ -583,8 +642,8 @@ def trigger_move(run: CellRun) -> None:
             moved = run.wait("the trigger to move to the second triggerer",
                              lambda: _reassigned(run, {home_job}), 120)
             run.proof(f"trigger moved from triggerer job {home_job} to {moved['trigger']['triggerer_id']}")
-            polls = run.ledger()["calls"].get(GET, 0)
-            run.wait("the second triggerer polling", lambda: run.ledger()["calls"].get(GET, 0) > polls)
+            polls = run.status_calls()
+            run.wait("the second triggerer polling", lambda: run.status_calls() > polls)
         finally:
             for proc in tree:
                 proc.resume()
@@ -682,6 +741,23 @@ def clear_running(run: CellRun) -> None:
     run.note(f"clearTaskInstances while running (run {first})")
     run.wait("the cleared try's task runner to exit", lambda: not procs[1].is_running(), 60)
     run.thaw()
+
+
+def _fmt_ts(ts: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _during(ts: float, tries: dict[int, dict[str, Any]]) -> str:
+    """Which try ran at Unix time ``ts`` (start to end, as Airflow recorded them), for a cell's notes."""
+    spans = []
+    for number, t in sorted(tries.items()):
+        start, end = _when(t.get("start_date")), _when(t.get("end_date"))
+        if start is not None and start <= ts and (end is None or ts <= end):
+            return f"during try {number}, {t.get('state')}"
+        spans.append(f"try {number} {_fmt_ts(start) if start else '?'}-{_fmt_ts(end) if end else '...'}")
+    return "outside every try: " + ", ".join(spans) if spans else "no try recorded"
 
 
 def _when(stamp: str | None) -> float | None:
@@ -791,13 +867,22 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("MARK-FAILED", "user marks the task failed (sync: while polling; deferrable: while deferred)",
              {"sync": mark_failed_sync, "deferrable": mark_failed_deferred},
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
+    Scenario("W4-HUB", "as W4, the trigger watching through the shared poller",
+             {"deferrable": hub_cell(w4_triggerer_restart)}, exclusive=True, hub=True, operators=("ours",),
+             expect_min_try=1, expect_max_try=1),
+    Scenario("TRIGGER-MOVE-HUB", "as TRIGGER-MOVE, both triggerers polling through the shared poller",
+             {"deferrable": hub_cell(trigger_move)}, exclusive=True, hub=True, operators=("ours",),
+             expect_min_try=1, expect_max_try=1),
+    Scenario("MARK-FAILED-HUB", "as MARK-FAILED while deferred, the trigger watching through the shared poller",
+             {"deferrable": hub_cell(mark_failed_deferred)}, exclusive=True, hub=True, operators=("ours",),
+             expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
     Scenario("MARK-FAILED-IN-CALL", "user marks the task failed while its runner waits on Airflow (state-store write)",
              {"sync": mark_failed_in_call},
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
     Scenario("CLEAR", "user clears the running task (a fresh run is wanted)",
              {"sync": clear_running}, expect_runs=2, expect_cancels=1, expect_min_try=2),
     Scenario("OUTAGE", outage_title("run"), {"sync": outage, "deferrable": outage},
-             expect_min_try=1, expect_max_try=1, waits=True, ci=("deferrable",)),
+             expect_min_try=1, expect_max_try=1, waits=True, quiet=True, ci=("deferrable",)),
 ]}
 
 # Issue 19's rows (execution_timeout, the last try, reconcile); their drivers build on CellRun above.
@@ -871,6 +956,12 @@ class AwsCellRun(CellRun):
             self.note(f"moto lists {len(jobs)} {service.name} jobs of {self.emu.job_name}, the proxy saw "
                       f"{len(created)} created")
         self.outcome.cancels = sum(self.emu.calls(op) for op in service.cancel_ops)
+        cancels = self.emu.cancel_calls()
+        tries = ({t["try_number"]: t for t in self.stack.tries(self.cell.dag_id, self.run_id, self.task_id)}
+                 if cancels else {})  # the shared api-server is asked only when there is a cancel to place
+        for call in cancels:
+            self.note(f"{call['op']} by {call['agent']} at {_fmt_ts(call['ts'])} ({_during(call['ts'], tries)}): "
+                      f"{call['request'][:200]}")
         self.outcome.tokens = [j["token"] for j in jobs]
         self.outcome.run_results = [j["status"] for j in jobs]
         self.outcome.active_jobs = sum(1 for j in jobs if j["status"] in service.active)
@@ -923,15 +1014,33 @@ def aws_w4(run: AwsCellRun) -> None:
         run.thaw()
 
 
+def success_overtime(run: AwsCellRun) -> None:
+    """The try succeeds; its success callback outlives ``[core] task_success_overtime`` (5 s on this stack), so
+    Airflow's supervisor SIGTERMs the task process and the Task SDK's handler calls ``on_kill`` — after the job
+    ended. Nothing in the harness signals anything: Airflow does, as it does on a loaded worker."""
+    run.trigger()
+    # the try's own id (Airflow 3 gives each try a new one), read as the log is
+    run.wait("the supervisor's overtime SIGTERM", lambda: run.overtime_sigterm_logged(run.ti()["id"]),
+             timeout=120.0, interval=0.5)
+    run.proof("supervisor logged 'Task success overtime reached; terminating process' for the try (after its "
+              "success, inside its slow success callback)")
+    run.finish()
+
+
 AWS_SCENARIOS: list[Scenario] = [
     Scenario("BATCH-W2", "AWS Batch: worker SIGKILL after AWS accepted SubmitJob, before the id reached the store",
              {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="batch"),
     Scenario("BATCH-W4", "AWS Batch: triggerer SIGKILL while deferred, then restarted (costs no try)",
              {"deferrable": aws_w4}, exclusive=True, expect_min_try=1, expect_max_try=1, vendor="batch"),
+    Scenario("BATCH-OVERTIME", "AWS Batch: the try succeeded, its success callback outlived task_success_overtime: "
+             "Airflow's supervisor SIGTERMs the task process, whose handler calls on_kill",
+             {"sync": success_overtime, "deferrable": success_overtime}, waits=True, expect_min_try=1,
+             expect_max_try=1, vendor="batch", task={"success_callback_seconds": 15}),
     Scenario("ATHENA-W2", "Amazon Athena: worker SIGKILL after AWS accepted StartQueryExecution, before the id "
              "reached the store", {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="athena"),
     *(Scenario(f"{label}-OUTAGE", outage_title(unit, AWS_SERVICES[key].name, AWS_SERVICES[key].describe.split(":")[1]),
-               {"sync": outage, "deferrable": outage}, expect_min_try=1, expect_max_try=1, waits=True, vendor=key)
+               {"sync": outage, "deferrable": outage}, expect_min_try=1, expect_max_try=1, waits=True, quiet=True,
+               vendor=key)
       for key, label in (("batch", "BATCH"), ("glue", "GLUE"), ("emr_serverless", "EMR-SERVERLESS"),
                          ("athena", "ATHENA"))
       for unit in [next(s.unit for _, s in vendors.services() if s.key == key)]),
@@ -974,11 +1083,12 @@ if GOOGLE_ROWS:  # issue 16: Dataflow rows (templated and flex), behind the same
 
 # Issue 15: DatabricksRunNowOperator's rows, and W2/W5/SIGTERM/MARK-FAILED for AWS Glue and EMR Serverless.
 from crash_aws_rows import AWS_ROW_SCENARIOS  # noqa: E402 - builds on AwsCellRun above
-from crash_notebook import NOTEBOOK_SCENARIOS  # noqa: E402 - builds on the drivers above
+from crash_notebook import NOTEBOOK_SCENARIOS, TASK_SCENARIOS  # noqa: E402 - builds on the drivers above
 from crash_runnow import RUN_NOW_SCENARIOS  # noqa: E402 - builds on the drivers above
 
 SCENARIOS.update({s.name: s for s in RUN_NOW_SCENARIOS})
 SCENARIOS.update({s.name: s for s in NOTEBOOK_SCENARIOS})
+SCENARIOS.update({s.name: s for s in TASK_SCENARIOS})
 SCENARIOS.update({s.name: s for s in AWS_ROW_SCENARIOS})
 
 # Issue 15: AWS Step Functions rows (W2, W5, SIGTERM; MARK-FAILED while deferred).

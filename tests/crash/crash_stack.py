@@ -302,6 +302,10 @@ class ExecutionApiProxy:
         self._thread.join(timeout=5)
 
 
+#: ``[durable_jobs] shared_poller`` as the triggerer's environment sets it
+SHARED_POLLER_ENV = "AIRFLOW__DURABLE_JOBS__SHARED_POLLER"
+
+
 class AirflowStack:
     """api-server + dag-processor + scheduler (LocalExecutor) + triggerer, all on 127.0.0.1."""
 
@@ -322,6 +326,8 @@ class AirflowStack:
         self.retired: list[Managed] = []
         #: What the harness did to the stack on its own during the run (a deadlocked triggerer replaced).
         self.events: list[dict[str, str]] = []
+        #: what every triggerer started from now on gets on top of ``env`` (``share_poller``)
+        self.triggerer_env: dict[str, str] = {}
         self._local = threading.local()
         # One user action at a time: two audit-logged requests in one api-server deadlock the same way.
         self._actions_lock = threading.Lock()
@@ -389,8 +395,8 @@ class AirflowStack:
         }
 
     # ------------------------------------------------------------------ processes
-    def _start(self, name: str, *args: str) -> Managed:
-        proc = Managed(name, [AIRFLOW, *args], self.env, self.log_dir)
+    def _start(self, name: str, *args: str, env: dict[str, str] | None = None) -> Managed:
+        proc = Managed(name, [AIRFLOW, *args], {**self.env, **(env or {})}, self.log_dir)
         self.procs[name] = proc
         return proc
 
@@ -431,7 +437,23 @@ class AirflowStack:
         old = self.procs.pop(name, None)
         if old is not None:
             self.retired.append(old)
-        return self._start(name, "triggerer", "--skip-serve-logs")
+        return self._start(name, "triggerer", "--skip-serve-logs", env=self.triggerer_env)
+
+    @property
+    def poller_shared(self) -> bool:
+        """Triggerers started from now on run the shared poller (``share_poller``)."""
+        return self.triggerer_env.get(SHARED_POLLER_ENV) == "True"
+
+    def share_poller(self) -> None:
+        """Restart every triggerer with ``[durable_jobs] shared_poller`` on (the hub phase of the crash suite):
+        stopped by PID (SIGTERM, then SIGKILL), started again under the same name."""
+        self.triggerer_env = {SHARED_POLLER_ENV: "True"}
+        for name in [n for n in self.procs if n.startswith("triggerer")]:
+            self.procs[name].stop(grace=8)
+            self.start_triggerer(name)
+        self.events.append({"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                            "event": "triggerers restarted with [durable_jobs] shared_poller on (the hub cells)",
+                            "stacks": ""})
 
     def replace_silent_triggerer(self, name: str, stacks: Path | None) -> None:
         """``name``'s runner deadlocked: every trigger on it is dead until the triggerer is replaced.

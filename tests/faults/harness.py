@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cases import SUBMIT, VENDOR_CASES, Case
+from tenacity import Retrying, stop_after_attempt, wait_fixed
 
 from durable_jobs.hooks.base import JobPhase
 from durable_jobs.operators.checkpoint import new_nonce
@@ -26,7 +27,8 @@ from durable_jobs.triggers.job import JobTrigger
 #: recover (CI, 2026-11-30). 10 s left room for both until the suite grew to 478 cells (2026-12-01): then
 #: BigQuery's deferrable "throttled" cell saw its three 429s spread over 11 s (twice in a row; it passes in
 #: 8 s alone), so 15 s. The outage cells, which must outlast the budget, take 5 s longer each (run side by side).
-ERROR_BUDGET = 15.0
+#: 25 s since three test lanes share the 2 CPUs (2026-12-02: Cloud Run's calls timed out for 16-17 s on end).
+ERROR_BUDGET = 25.0
 UNKNOWN_STATE_BUDGET = 4.0
 #: How long a transient fault lasts when it is a time window (well inside the budgets).
 WINDOW = 2.0
@@ -86,9 +88,16 @@ def _submit(target: Any, case: Case, out: Outcome) -> None:
     except Exception as err:
         _record_error(out, err)
         return
-    status = client.status(job_id)
+    status = _harness_status(client, job_id)
     out.outcome = "succeeded" if status.phase is not JobPhase.MISSING else "missing"
     out.notes.append(f"submit returned {job_id} ({status.state})")
+
+
+def _harness_status(client: Any, job_id: Any) -> Any:
+    """The harness's own look at the job after the cell (not the unit under test): the suite's clients carry
+    a 1 s call deadline, which a loaded 2-CPU machine can outlast on an ordinary call (seen: a gRPC
+    DeadlineExceeded here in a fresh-clone run), so the look is tried again rather than failing the cell."""
+    return Retrying(stop=stop_after_attempt(5), wait=wait_fixed(1.0), reraise=True)(client.status, job_id)
 
 
 def _poll(target: Any, case: Case, path: str, out: Outcome) -> None:

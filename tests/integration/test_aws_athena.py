@@ -10,7 +10,6 @@ token), ``athena-life-cycle`` (moto's queries never fail), ``athena-stop-query-e
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
@@ -29,24 +28,6 @@ GET = "athena:GetQueryExecution"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_scenarios")
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    """Keep queries where they are (moto's state manager) for ``seconds``, then let them finish."""
-    aws.moto.hold()
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -82,7 +63,7 @@ def test_sync_success_sends_the_key_as_client_request_token(aws, dags):
 
 
 def test_deferrable_polls_in_the_trigger(aws, dags):
-    release_later(aws, 1.5)
+    aws.hold_until_trigger_polls(GET)
 
     dr = driver.run(dags.athena_deferrable)
 
@@ -190,7 +171,7 @@ def test_real_retry_reconnects_to_the_running_query(aws, dags, dag_name):
     driver.drive(dag, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired  # the token is renewed
-    release_later(aws, 1.0)
+    aws.hold_for(1.0)
 
     dr = driver.drive(dag, dr)
 

@@ -7,8 +7,6 @@ a job that fails in moto, never by patching our code. moto gaps relied on are na
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_env import CONSISTENCY_ENV, JOB_QUEUE
@@ -32,25 +30,6 @@ def jobs(aws) -> list[dict]:
         return []
     described = aws.client("batch", direct=True).describe_jobs(jobs=[s["jobId"] for s in summaries])["jobs"]
     return sorted(described, key=lambda j: j["createdAt"])
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float = 3.0) -> threading.Timer:
-    """Keep jobs RUNNING (moto's state manager) for ``seconds``, then let them finish."""
-    aws.moto.hold()
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
-    return timer
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -79,7 +58,7 @@ def test_sync_success_tags_the_job_and_checkpoints(aws, dags):
 
 
 def test_deferrable_polls_in_the_trigger(aws, dags):
-    release_later(aws, 2.0)
+    aws.hold_until_trigger_polls("batch:DescribeJobs")
 
     dr = driver.run(dags.batch_deferrable)
 
@@ -113,7 +92,7 @@ def test_wait_for_completion_false_returns_the_id_after_a_checkpointed_submit(aw
 def test_real_retry_reconnects_to_the_running_job(aws, dags, dag_name):
     # An expired session token fails the poll: an auth fault, which fails the try at once on both
     # paths (durable_jobs.polling). Airflow retries; the retry must reconnect.
-    release_later(aws, 4.0)
+    aws.hold_for(4.0)
     aws.proxy.fault("batch:DescribeJobs", status=400, code="ExpiredTokenException", skip=2, count=1)
 
     dr = driver.run(getattr(dags, dag_name))
@@ -138,7 +117,7 @@ def test_failed_job_is_retried_with_a_new_job_and_a_new_key(aws, dags, dag_name)
 
 @pytest.mark.parametrize("dag_name", ["batch_sync", "batch_deferrable"])
 def test_throttled_polling_is_retried_without_resubmitting(aws, dags, dag_name):
-    release_later(aws, 1.5)
+    aws.hold_for(1.5)
     aws.proxy.throttle("batch:DescribeJobs", count=2, skip=2)
 
     dr = driver.run(getattr(dags, dag_name))
@@ -181,10 +160,11 @@ def test_official_operator_duplicates_the_job_on_a_lost_reply(aws, dags):
 
 
 def test_a_listing_that_has_not_caught_up_is_no_proof_of_absence(aws, dags, monkeypatch):
-    # The window must cover the submit's own latency plus the lag; 4 s keeps a loaded CI machine
-    # from turning this into a timing test, and the 0.6 s lag still hides the job from the first scan.
-    monkeypatch.setenv(CONSISTENCY_ENV, "4")
-    aws.proxy.lag(0.6)
+    # The window must cover the submit's own latency plus the lag, and the lag must outlast the time from
+    # the job's creation to the first scan (the lost reply, the operator's own steps): on a loaded 2-CPU
+    # machine that took more than 0.6 s once (one scan, the job already listed). 2 s of lag, 6 s of window.
+    monkeypatch.setenv(CONSISTENCY_ENV, "6")
+    aws.proxy.lag(2.0)
     aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
 
     dr = driver.run(dags.batch_sync)

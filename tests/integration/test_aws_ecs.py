@@ -9,8 +9,6 @@ in moto, never from patching our code. moto gaps covered by our rule layer rathe
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
@@ -29,23 +27,6 @@ DESCRIBE = "ecs:DescribeTasks"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_ecs_scenarios")
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold(ECS_MODEL)
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -86,7 +67,7 @@ def test_sync_success_sends_the_key_as_client_token_and_tag(aws, dags):
 
 
 def test_deferrable_waits_in_the_trigger(aws, dags):
-    release_later(aws, 1.5)
+    aws.hold_until_trigger_polls(DESCRIBE, ECS_MODEL)
 
     dr = driver.run(dags.ecs_deferrable)
 
@@ -192,7 +173,7 @@ def test_real_retry_reconnects_to_the_running_task(aws, dags):
     driver.drive(dags.ecs_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired
-    release_later(aws, 1.0)
+    aws.hold_for(1.0, ECS_MODEL)
 
     dr = driver.drive(dags.ecs_sync, dr)
 
@@ -213,7 +194,7 @@ def test_reattach_adopts_the_task_the_official_operator_started(aws, dags):
     ecs = aws.client("ecs", direct=True)
     earlier = ecs.run_task(cluster=ECS_CLUSTER, taskDefinition=ECS_TASK_DEFINITION, launchType="FARGATE",
                            startedBy=started_by)["tasks"][0]["taskArn"]
-    release_later(aws, 1.0)
+    aws.hold_for(1.0, ECS_MODEL)
 
     dr = driver.drive(dags.ecs_reattach, dr)
 

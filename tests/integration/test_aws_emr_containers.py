@@ -35,23 +35,6 @@ def dags():
     return driver.load("aws_emr_containers_scenarios")
 
 
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold(EMR_CONTAINERS_MODEL)
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
-
-
 def runs(aws) -> list[dict]:
     emr = aws.client("emr-containers", direct=True)
     return [emr.describe_job_run(virtualClusterId=aws.virtual_cluster_id, id=r["id"])["jobRun"]
@@ -93,7 +76,7 @@ def test_sync_success_sends_the_key_as_client_token(aws, dags):
 
 
 def test_deferrable_waits_in_the_trigger(aws, dags):
-    release_later(aws, 1.0)
+    aws.hold_until_trigger_polls(DESCRIBE, EMR_CONTAINERS_MODEL)
 
     dr = driver.run(dags.emr_deferrable)
 
@@ -208,7 +191,7 @@ def test_real_retry_reconnects_to_the_running_run(aws, dags):
     driver.drive(dags.emr_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired
-    release_later(aws, 0.5)
+    aws.hold_for(0.5, EMR_CONTAINERS_MODEL)
 
     dr = driver.drive(dags.emr_sync, dr)
 

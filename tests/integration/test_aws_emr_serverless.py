@@ -7,8 +7,6 @@ are born SUCCESS) and ``emr-serverless-created-at`` (moto truncates createdAt to
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_env import ROLE_ARN
@@ -49,6 +47,8 @@ def test_sync_success_uses_the_key_as_client_token_and_tag(aws, dags):
 
 
 def test_deferrable_polls_in_the_trigger(aws, dags):
+    aws.hold_until_trigger_polls("emr-serverless:GetJobRun")
+
     dr = driver.run(dags.emr_deferrable)
 
     assert driver.task_result(dr, "run").state == "success"
@@ -67,15 +67,10 @@ def test_failed_run_is_retried_with_a_new_run_and_a_new_key(aws, dags):
 
 
 def test_real_retry_reconnects_to_the_running_run(aws, dags):
-    aws.moto.hold()
-    timer = threading.Timer(4.0, aws.moto.progress)
-    timer.start()
+    aws.hold_for(4.0)
     # an expired token is an auth fault: the try fails at once, the retry reconnects
     aws.proxy.fault("emr-serverless:GetJobRun", status=400, code="ExpiredTokenException", skip=1, count=1)
-    try:
-        dr = driver.run(dags.emr_deferrable)
-    finally:
-        timer.cancel()
+    dr = driver.run(dags.emr_deferrable)
 
     result = driver.task_result(dr, "run")
     assert (result.state, result.try_number) == ("success", 2)

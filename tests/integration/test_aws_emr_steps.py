@@ -9,8 +9,6 @@ emulator's ``fail`` marker, never from patching our code. moto gaps covered by o
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_moto import EMR_STEP_MODEL, MOTO_GAPS
@@ -27,23 +25,6 @@ LIST = "elasticmapreduce:ListSteps"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_emr_steps_scenarios")
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold(EMR_STEP_MODEL)
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -91,7 +72,7 @@ def test_job_flow_id_and_execution_role_reach_the_steps(aws, dags):
 
 
 def test_deferrable_waits_in_the_trigger(aws, dags):
-    release_later(aws, 1.0)
+    aws.hold_until_trigger_polls(LIST, EMR_STEP_MODEL)
 
     dr = driver.run(dags.emr_deferrable)
 
@@ -195,7 +176,7 @@ def test_real_retry_reconnects_to_the_running_steps(aws, dags):
     driver.drive(dags.emr_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired
-    release_later(aws, 0.5)
+    aws.hold_for(0.5, EMR_STEP_MODEL)
 
     dr = driver.drive(dags.emr_sync, dr)
 

@@ -6,8 +6,6 @@ moto gap relied on: ``glue-batch-stop-job-run`` (moto has no BatchStopJobRun; se
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
@@ -22,21 +20,6 @@ JOB = "durable-glue-etl"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_scenarios")
-
-
-@pytest.fixture
-def release_later(aws):
-    timers: list[threading.Timer] = []
-
-    def hold_for(seconds: float) -> None:
-        aws.moto.hold()
-        timer = threading.Timer(seconds, aws.moto.progress)
-        timers.append(timer)
-        timer.start()
-
-    yield hold_for
-    for timer in timers:
-        timer.cancel()
 
 
 def runs(aws, job: str = JOB) -> list[dict]:
@@ -55,8 +38,8 @@ def test_sync_success_puts_the_key_in_the_arguments(aws, dags):
     assert store.get(dr, "glue_job_run_id") == run["Id"]  # the official operator's own key, readable by it
 
 
-def test_deferrable_polls_in_the_trigger(aws, dags, release_later):
-    release_later(1.5)
+def test_deferrable_polls_in_the_trigger(aws, dags):
+    aws.hold_until_trigger_polls("glue:GetJobRun")
 
     dr = driver.run(dags.glue_deferrable)
 
@@ -66,8 +49,8 @@ def test_deferrable_polls_in_the_trigger(aws, dags, release_later):
 
 
 @pytest.mark.parametrize("dag_name", ["glue_sync", "glue_deferrable"])
-def test_real_retry_reconnects_to_the_running_run(aws, dags, release_later, dag_name):
-    release_later(4.0)  # an expired token is an auth fault: the try fails at once, the retry reconnects
+def test_real_retry_reconnects_to_the_running_run(aws, dags, dag_name):
+    aws.hold_for(4.0)  # an expired token is an auth fault: the try fails at once, the retry reconnects
     aws.proxy.fault("glue:GetJobRun", status=400, code="ExpiredTokenException", skip=1, count=1)
 
     dr = driver.run(getattr(dags, dag_name))
@@ -87,8 +70,8 @@ def test_failed_run_is_retried_with_a_new_run_and_a_new_key(aws, dags):
     assert first["Arguments"][KEY_ARGUMENT] != second["Arguments"][KEY_ARGUMENT]
 
 
-def test_throttled_polling_is_retried_without_resubmitting(aws, dags, release_later):
-    release_later(1.0)
+def test_throttled_polling_is_retried_without_resubmitting(aws, dags):
+    aws.hold_for(1.0)
     aws.proxy.throttle("glue:GetJobRun", count=2, skip=1)
 
     dr = driver.run(dags.glue_sync)
@@ -129,7 +112,7 @@ def test_clear_starts_fresh_with_a_new_key(aws, dags):
     assert len(runs(aws)) == 2 and store.get(dr, RECORD)["nonce"] != first
 
 
-def test_changed_request_starts_fresh(aws, dags, release_later, capfd):
+def test_changed_request_starts_fresh(aws, dags, capfd):
     aws.moto.hold()
     aws.proxy.fault("glue:GetJobRun", status=400, code="ExpiredTokenException", skip=1)
     dag = dags.glue_sync

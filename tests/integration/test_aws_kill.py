@@ -20,10 +20,12 @@ from types import SimpleNamespace
 import pytest
 
 from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+from durable_jobs.exceptions import VendorAuthError
 from durable_jobs.hooks.aws_athena import AthenaJobClient
 from durable_jobs.hooks.aws_batch import BatchJobClient
 from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
 from durable_jobs.hooks.aws_glue import GlueJobClient
+from durable_jobs.hooks.base import JobPhase
 from durable_jobs.triggers.job import JobTrigger
 
 TI = SimpleNamespace(id="01a2", dag_id="d", task_id="run", run_id="manual__1", try_number=1, map_index=-1,
@@ -163,3 +165,92 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_query(aws, monkeypatch, st
         aws.moto.finish()
         worker.join(10)
         assert outcome == [query["QueryExecutionId"]]
+
+
+@pytest.mark.parametrize("state", ["scheduled", "running", "failed"])
+def test_a_kill_after_the_trigger_fired_leaves_the_job_to_the_resumed_task(aws, monkeypatch, state):
+    """Airflow cancels a trigger whose row is gone with the user-action message, and that also happens right
+    after the trigger fired (its generator still closing its client) while the task moves on: the state is
+    no longer "deferred", yet no user stopped anything. Here the trigger gave up on its poll bound while the
+    job still runs (``max_polls=1``): the resumed task fails, and a retry must find that job still running.
+    A crash cell's one TerminateJob after success (BATCH-W2-ours-deferrable) was first put down to this; the
+    likelier cause is the worker's overtime SIGTERM (``test_a_kill_after_the_try_returned_leaves_the_job``)."""
+    from airflow.sdk.execution_time import task_runner
+
+    monkeypatch.setenv("AIRFLOW_DISABLE_GREENBACK_PORTAL", "true")
+    supervisor = Supervisor(state)
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    aws.moto.hold()
+    client, job_id = start_job(aws, "batch")
+    trigger = JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
+                         poll_interval=0.1, cancel_on_kill="user", max_polls=1)
+    trigger.task_instance = TI
+
+    async def fire_then_kill() -> dict:
+        events = trigger.run()
+        event = await events.__anext__()  # fired; suspended where Airflow's runner logs and queues the event
+        await trigger.on_kill()  # what run_trigger does when the user-action cancel lands now
+        await events.aclose()
+        return event.payload
+
+    payload = asyncio.run(fire_then_kill())
+
+    assert payload["durable_status"] == "poll_limit"
+    assert supervisor.asked == 0  # not a user's kill: Airflow need not even be asked
+    assert "batch:TerminateJob" not in aws.proxy.calls and "batch:CancelJob" not in aws.proxy.calls
+    assert client.status(job_id).state in ("SUBMITTED", "PENDING", "RUNNABLE", "STARTING", "RUNNING")
+
+
+def _batch_operator(**kwargs):
+    from durable_jobs.operators.aws import BatchOperator
+
+    return BatchOperator(task_id=TI.task_id, job_name="k", job_queue=JOB_QUEUE, job_definition=JOB_DEFINITION,
+                         durable=False, **kwargs)
+
+
+@pytest.mark.parametrize("state", ["success", "failed"])
+def test_a_kill_after_the_try_returned_leaves_the_job(aws, monkeypatch, state):
+    """Airflow's supervisor SIGTERMs a task process still alive ``[core] task_success_overtime`` (20 s) after
+    it reported its end (its callbacks or listeners ran long, or the machine is loaded), and the Task SDK's
+    handler calls ``on_kill``. Here the try returned with the job still running, as ``wait_for_completion=False``
+    means it to: whatever Airflow now says of the task ("success", or "failed" if a user marked it since), that
+    kill is not the try's, and the job stays (it cancelled it before: the task's state was not "running")."""
+    from airflow.sdk.execution_time import task_runner
+
+    supervisor = Supervisor(state)
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    aws.moto.hold()
+    op = _batch_operator(wait_for_completion=False)
+
+    job_id = op.execute({"ti": FakeTI(**vars(TI), pushed={})})
+    op.on_kill()  # as the Task SDK's SIGTERM handler does
+
+    assert supervisor.asked == 0
+    assert "batch:TerminateJob" not in aws.proxy.calls and "batch:CancelJob" not in aws.proxy.calls
+    assert BatchJobClient(job_queue=JOB_QUEUE, job_name="k").status(job_id).phase is JobPhase.ACTIVE
+
+
+@pytest.mark.parametrize(("should_retry", "cancelled"), [(True, False), (False, True)])
+def test_a_kill_after_the_try_raised_cancels_only_on_the_last_try(aws, monkeypatch, should_retry, cancelled):
+    """The try raised after the submit with the job still active (AWS denied the status call: an auth error
+    is final under the fault policy); Airflow's overtime SIGTERM then calls ``on_kill``. With a retry left
+    the job is the retry's to reconnect to; on the last try nothing would ever come back for it, so it is
+    cancelled (the same rule as a kill while the try runs)."""
+    from airflow.sdk.execution_time import task_runner
+
+    supervisor = Supervisor("up_for_retry" if should_retry else "failed")
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
+    aws.moto.hold()
+    denied = aws.proxy.fault("batch:DescribeJobs", status=403, code="AccessDeniedException", count=-1)
+    op = _batch_operator(poll_interval=0.1)
+    ti = FakeTI(**vars(TI), pushed={}, _ti_context_from_server=SimpleNamespace(should_retry=should_retry))
+
+    with pytest.raises(VendorAuthError):
+        op.execute({"ti": ti})
+    denied.count = denied.fired  # spent: AWS answers again (the status read below)
+    op.on_kill()
+
+    assert op._job_id is not None  # the job was submitted before the try failed
+    assert aws.proxy.calls.get("batch:TerminateJob", 0) == (1 if cancelled else 0)
+    status = BatchJobClient(job_queue=JOB_QUEUE, job_name="k").status(op._job_id)
+    assert status.phase is (JobPhase.FAILED if cancelled else JobPhase.ACTIVE), status

@@ -10,8 +10,6 @@ skipped (``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``redshift-data-client-
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_moto import MOTO_GAPS, REDSHIFT_DATA_MODEL
@@ -29,23 +27,6 @@ DESCRIBE = "redshift-data:DescribeStatement"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_redshift_data_scenarios")
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold(REDSHIFT_DATA_MODEL)
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -83,7 +64,7 @@ def test_sync_success_sends_the_key_as_client_token_and_returns_the_statement_id
 
 
 def test_deferrable_waits_in_the_trigger(aws, dags):
-    release_later(aws, 1.0)
+    aws.hold_until_trigger_polls(DESCRIBE, REDSHIFT_DATA_MODEL)
 
     dr = driver.run(dags.rsd_deferrable)
 
@@ -204,7 +185,7 @@ def test_real_retry_reconnects_to_the_running_statement(aws, dags):
     driver.drive(dags.rsd_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired
-    release_later(aws, 0.5)
+    aws.hold_for(0.5, REDSHIFT_DATA_MODEL)
 
     dr = driver.drive(dags.rsd_sync, dr)
 
@@ -226,7 +207,7 @@ def test_switching_from_the_official_operator_reconnects_to_its_statement(aws, d
     assert driver.task_result(dr, "run").state == "up_for_retry" and store.get(dr, RECORD) is None
     assert store.get(dr, "redshift_statement_id") == entry["id"]
     refused.count = refused.fired
-    release_later(aws, 0.5)
+    aws.hold_for(0.5, REDSHIFT_DATA_MODEL)
 
     dr = driver.drive(dags.rsd_switch, dr)
 

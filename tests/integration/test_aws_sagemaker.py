@@ -9,8 +9,6 @@ name), ``sagemaker-life-cycle`` (moto's jobs are Completed at once) and ``sagema
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from durable_jobs.emulators.aws_moto import MOTO_GAPS, SAGEMAKER_MODEL
@@ -29,30 +27,8 @@ def dags():
     return driver.load("aws_sagemaker_scenarios")
 
 
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-@pytest.fixture(autouse=True)
-def _inputs(aws):
-    """The S3 inputs the official hook checks before creating a job (``check_s3_url``)."""
-    s3 = aws.client("s3", direct=True)
-    s3.create_bucket(Bucket="durable-data")
-    for key in ("train/part-0.csv", "batch/part-0.csv", "raw/part-0.csv"):
-        s3.put_object(Bucket="durable-data", Key=key, Body=b"1,2,3\n")
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold(SAGEMAKER_MODEL)
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
+# The S3 inputs the official hook checks before creating a job (``check_s3_url``) are the loopback AWS's own
+# (``aws_env.SAGEMAKER_DATA_BUCKET``), re-created by every reset.
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -86,7 +62,7 @@ def test_training_sync_names_the_job_by_key_and_returns_upstreams_description(aw
 
 
 def test_training_deferrable_waits_in_the_trigger(aws, dags):
-    release_later(aws, 1.0)
+    aws.hold_until_trigger_polls(DESCRIBE, SAGEMAKER_MODEL)
 
     dr = driver.run(dags.training_deferrable)
 
@@ -194,7 +170,7 @@ def test_real_retry_reconnects_to_the_running_job(aws, dags):
     driver.drive(dags.training_sync, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired
-    release_later(aws, 0.5)
+    aws.hold_for(0.5, SAGEMAKER_MODEL)
 
     dr = driver.drive(dags.training_sync, dr)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 
 import pytest
 
@@ -37,40 +36,6 @@ REDRIVE = "states:RedriveExecution"
 @pytest.fixture(scope="module")
 def dags():
     return driver.load("aws_stepfunctions_scenarios")
-
-
-_timers: list[threading.Timer] = []
-
-
-@pytest.fixture(autouse=True)
-def _cancel_timers():
-    yield
-    while _timers:
-        _timers.pop().cancel()
-
-
-def release_later(aws, seconds: float) -> None:
-    aws.moto.hold()
-    timer = threading.Timer(seconds, aws.moto.progress)
-    _timers.append(timer)
-    timer.start()
-
-
-def release_after_trigger_polls(aws, timeout: float = 120.0) -> None:
-    """Keep executions RUNNING until the trigger (aiobotocore) has asked once, then let them finish."""
-    import time
-
-    aws.moto.hold()
-
-    def wait() -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not aws.proxy.async_calls.get(DESCRIBE):
-            time.sleep(0.05)
-        aws.moto.progress()
-
-    timer = threading.Timer(0, wait)
-    _timers.append(timer)
-    timer.start()
 
 
 def xcoms(dr, task_id: str = "run") -> dict:
@@ -104,7 +69,7 @@ def test_sync_returns_the_execution_started_under_the_key(aws, dags):
 
 
 def test_deferrable_waits_in_the_trigger(aws, dags):
-    release_after_trigger_polls(aws)
+    aws.hold_until_trigger_polls(DESCRIBE)
 
     dr = driver.run(dags.sfn_deferrable)
 
@@ -205,7 +170,7 @@ def test_real_retry_reconnects_to_the_running_execution(aws, dags):
     driver.drive(dags.sfn_deferrable, dr, max_tries=1)
     assert driver.task_result(dr, "run").state == "up_for_retry" and refused.fired >= 1
     refused.count = refused.fired  # the token is renewed
-    release_later(aws, 1.0)
+    aws.hold_for(1.0)
 
     dr = driver.drive(dags.sfn_deferrable, dr)
 
@@ -285,7 +250,7 @@ def test_same_xcoms_return_value_and_link_urls_as_the_official_operator(aws, dag
     results = {}
     for flavour in ("official", "durable"):
         if deferrable:
-            release_after_trigger_polls(aws)
+            aws.hold_until_trigger_polls(DESCRIBE)
         aws.proxy.clear()
         dr = driver.run(dags.sfn_parity[(flavour, deferrable)])
         assert driver.task_result(dr, "run").state == "success"

@@ -7,6 +7,9 @@ our code.
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from durable_jobs.exceptions import CheckpointError
@@ -51,6 +54,28 @@ def fail_polling_once(emu, *, skip: int) -> None:
     see test_faults): the try fails at once and Airflow's retry has a running run to reconnect to.
     """
     emu.add_fault("jobs/runs/get", status=403, count=1, skip=skip)
+
+
+def clock_still_until(emu, ready, timeout: float = 120.0) -> None:
+    """Keep the emulator's clock still (every run stays where it is) until ``ready()``, then let it run.
+
+    The tests below need a run still running when the task reaches a given call; on a loaded machine the
+    run's own seconds can pass before the task gets there. Stopping the vendor's clock waits for the
+    evidence instead (the fixture's emulator is the test's own and is stopped after it).
+    """
+    emu.configure(speed=0)
+
+    def thaw() -> None:
+        deadline = time.monotonic() + timeout
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        emu.configure(speed=1)
+
+    threading.Thread(target=thaw, name="emulator-thaw", daemon=True).start()
+
+
+def runs_get_calls(emu) -> int:
+    return emu.ledger()["calls"].get("jobs/runs/get", 0)
 
 
 # ------------------------------------------------------------------ happy paths
@@ -125,6 +150,7 @@ def test_failed_job_is_retried_with_a_new_job_and_a_new_key(emu, dags, dag_name)
 def test_poll_errors_429_and_500_are_retried_without_resubmitting(emu, dags):
     emu.add_fault("jobs/runs/get", status=429, count=1, skip=2, retry_after=0)
     emu.add_fault("jobs/runs/get", status=503, count=1, skip=3)
+    clock_still_until(emu, lambda: len(emu.ledger()["faults_fired"]) == 2)  # the run outlasts both faults
 
     dr = driver.run(dags.submit_sync)
 
@@ -389,6 +415,8 @@ def test_run_now_repairs_a_run_it_reconnected_to(emu, dags):
     emu.seed_job(job_id=501, name="nightly")
     emu.configure(outcomes=["FAILED", "SUCCESS"], running_seconds=2)
     fail_polling_once(emu, skip=2)  # try 1 fails while watching; try 2 reconnects to the same run
+    # ... while it still runs: the clock moves once try 2 has read it (runs/get #4, after the 403 of #3)
+    clock_still_until(emu, lambda: runs_get_calls(emu) >= 4)
 
     dr = driver.run(dags.run_now_sync_repair)
 

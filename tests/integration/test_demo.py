@@ -16,12 +16,12 @@ def test_demo_databricks_section_runs_and_our_operator_submits_as_intended():
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
-    assert out.count("[1/5]") == 1 and "[5/5]" in out  # a progress line per scenario
-    rows = dict(re.findall(r"^(deferrable|lost_reply|clear|notebook|sql)\s+(.*)$", out, flags=re.M))
-    assert set(rows) == {"deferrable", "lost_reply", "clear", "notebook", "sql"}
+    assert out.count("[1/6]") == 1 and "[6/6]" in out  # a progress line per scenario
+    rows = dict(re.findall(r"^(deferrable|lost_reply|clear|notebook|task|sql)\s+(.*)$", out, flags=re.M))
+    assert set(rows) == {"deferrable", "lost_reply", "clear", "notebook", "task", "sql"}
     durable = {k: re.findall(r"(\d+) run\(s\)", v)[1] for k, v in rows.items()}
     official = {k: re.findall(r"(\d+) run\(s\)", v)[0] for k, v in rows.items()}
-    assert durable == {"deferrable": "1", "lost_reply": "1", "clear": "2", "notebook": "1", "sql": "1"}
+    assert durable == {"deferrable": "1", "lost_reply": "1", "clear": "2", "notebook": "1", "task": "1", "sql": "1"}
     # Recorded, not asserted as a goal: the official operator differs in every scenario.
     assert all(official[k] != durable[k] for k in rows), official
 

@@ -158,9 +158,10 @@ def test_a_failed_job_fails_with_the_official_text_and_the_retry_inserts_a_new_j
 
 
 def test_a_retry_reattaches_to_a_running_job(bq, dags):
-    """Try 1 ends while its job still runs (the status calls fail past the budget); try 2 reattaches."""
+    """Try 1 ends while its job still runs (the status calls fail past the 5 s budget); try 2 reattaches.
+    The 503s last 9 s from the first one the try gets, not from arming: a slow start must not outlast them."""
     bq.configure(run_seconds=12)
-    bq.add_fault("jobs/get", 503, count=-1, skip=1, seconds=9)
+    bq.add_fault("jobs/get", 503, count=-1, skip=1, seconds=9, seconds_from="first")
 
     dr = driver.start(dags.bq_sync)
     driver.drive(dags.bq_sync, dr, max_tries=1)

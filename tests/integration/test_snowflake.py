@@ -299,7 +299,7 @@ def test_user_kill_of_a_deferred_task_cancels_every_handle(sf, monkeypatch, stat
                          poll_interval=0.1, cancel_on_kill="user")
     trigger.task_instance = TI
 
-    asyncio.run(run_then_cancel(trigger))
+    asyncio.run(run_then_cancel(trigger, polled=lambda: sf.ledger()["calls"].get("statements/status", 0) >= 2))
 
     assert supervisor.asked == 1
     ledger = sf.ledger()

@@ -493,6 +493,25 @@ def test_runs_list_filters_and_pages(emu, hook):
     assert sorted(r["run_id"] for r in only_active["runs"]) == sorted(active)
 
 
+def test_runs_list_2_2_orders_by_end_time_2_1_by_start_time(emu, hook):
+    """The 2.2 reference: "List runs in descending order by end time. If a run has not finished, it falls back
+    to start time"; 2.1's: "in descending order by start time"."""
+    emu.configure(outcomes=[{"outcome": "SUCCESS", "running_seconds": 30.0},
+                            {"outcome": "SUCCESS", "running_seconds": 1.0},
+                            {"outcome": "SUCCESS", "running_seconds": 1.0}], pending_seconds=0.0)
+    long_run = hook.submit_run(payload())  # started first, ended last
+    emu.advance(1.0)
+    short_run = hook.submit_run(payload())
+    emu.advance(5.0)
+    late_run = hook.submit_run(payload())
+    emu.advance(40.0)
+    completed = {"completed_only": "true"}
+    by_end = hook._do_api_call(("GET", "2.2/jobs/runs/list"), completed)
+    by_start = hook._do_api_call(("GET", "2.1/jobs/runs/list"), completed)
+    assert [r["run_id"] for r in by_end["runs"]] == [long_run, late_run, short_run]
+    assert [r["run_id"] for r in by_start["runs"]] == [late_run, short_run, long_run]
+
+
 def test_async_hook_methods_send_params_as_json_body(emu, hook):
     run_id = hook.submit_run(payload())
     finish(emu)

@@ -49,14 +49,27 @@ def calls(emulator) -> dict[str, int]:
     return emulator.ledger()["calls"]
 
 
+def spent_since(emulator, before: dict[str, int]) -> dict[str, int]:
+    """The emulator's calls per path since ``before`` (a ``calls()`` snapshot)."""
+    return {k: v - before.get(k, 0) for k, v in calls(emulator).items()}
+
+
+def hand_driven(ids, interval: float = 10.0):
+    """Subscriptions for ``ids`` and their hub, its own polling task stopped: the test drives the rounds."""
+    subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, interval) for i in ids]
+    subs[0].hub._task.cancel()
+    return subs, subs[0].hub
+
+
 @pytest.fixture(autouse=True)
 def budget(monkeypatch):
     monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_REQUESTS_PER_SECOND", "200")
 
 
 def test_many_triggers_share_one_client_and_few_calls(databricks_conn_env):
-    """30 runs ending at different times: every trigger gets its own right event; the rounds list the
-    active runs (2 pages of 25) instead of 30 gets, and each ended run is read once."""
+    """30 runs ending at different times: every trigger gets its own right event; each round reads the runs
+    that ended from one page of the completed-runs listing and the others from the active listing (2 pages of
+    25), instead of 30 gets; a run is read by its own get only when it is the last one watched."""
     outcomes = [{"outcome": "FAILED" if i % 3 == 0 else "SUCCESS", "running_seconds": 0.5 + 0.05 * i}
                 for i in range(30)]
     databricks_conn_env.configure(outcomes=outcomes)
@@ -80,14 +93,15 @@ def test_many_triggers_share_one_client_and_few_calls(databricks_conn_env):
     c = calls(databricks_conn_env)
     rounds = seen_hubs[0].rounds
     per_job_would = sum(1 for _ in range(rounds)) * 30  # an upper bound of what 30 triggers would ask
-    assert c["jobs/runs/get"] <= 30 + rounds, c  # each ended run once (plus a round's 1-run tail at most)
-    assert c["jobs/runs/list"] <= 2 * rounds, c
+    assert c["jobs/runs/get"] <= rounds, c  # a round watching 1 run asks for it alone
+    assert c["jobs/runs/list"] <= 3 * rounds, c
     assert c["jobs/runs/get"] + c["jobs/runs/list"] < per_job_would / 3, (c, rounds)
 
 
 def test_foreign_active_runs_make_the_hub_poll_per_job(databricks_conn_env):
-    """Ours first, then 10x as many newer foreign runs: the listing's first page shows none of ours, so the
-    round costs one page + one get each, and the next rounds read run by run."""
+    """Ours first, then 10x as many newer foreign runs: the active listing's first page shows none of ours, so
+    the round costs a page of each listing (none has ended) + one get each, and the next rounds read run by
+    run."""
     databricks_conn_env.configure(running_seconds=60)
     ours = submit(4)
     submit(40)  # someone else's, newer: listed first
@@ -99,21 +113,103 @@ def test_foreign_active_runs_make_the_hub_poll_per_job(databricks_conn_env):
         the_hub._task.cancel()  # drive the rounds by hand
         before = dict(calls(databricks_conn_env))
         await the_hub.poll_once()
-        first = {k: v - before.get(k, 0) for k, v in calls(databricks_conn_env).items()}
+        first = spent_since(databricks_conn_env, before)
         statuses = [await s.next() for s in sub]
         before = dict(calls(databricks_conn_env))
         await the_hub.poll_once()
-        second = {k: v - before.get(k, 0) for k, v in calls(databricks_conn_env).items()}
+        second = spent_since(databricks_conn_env, before)
         for s in sub:
             await s.close()
         return first, second, statuses, the_hub
 
     first, second, statuses, the_hub = asyncio.run(main())
 
-    assert first.get("jobs/runs/list") == 1 and first.get("jobs/runs/get") == 4, first
+    assert first.get("jobs/runs/list") == 2 and first.get("jobs/runs/get") == 4, first
     assert second.get("jobs/runs/list", 0) == 0 and second.get("jobs/runs/get") == 4, second
     assert all(isinstance(s, JobStatus) and s.phase is JobPhase.ACTIVE for s in statuses)
     assert the_hub.closed
+
+
+def test_an_end_reaches_its_trigger_on_the_rounds_first_call(databricks_conn_env, monkeypatch):
+    """One of ten runs has ended: the round's first call (the completed-runs listing) shows it, and its trigger
+    hears of it then, while the round still has its active-runs page to read (spread: 0.5 s later)."""
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_REQUESTS_PER_SECOND", "4")
+    databricks_conn_env.configure(outcomes=[{"outcome": "FAILED", "running_seconds": 0.05}]
+                                  + [{"outcome": "SUCCESS", "running_seconds": 60}] * 9, pending_seconds=0.0)
+    ids = submit(10)
+    time.sleep(0.3)
+
+    async def main():
+        subs, the_hub = hand_driven(ids)
+        before = calls(databricks_conn_env).get("jobs/runs/list", 0)
+        round_ = asyncio.create_task(the_hub.poll_once())
+        ended = await subs[0].next()
+        lists_then, round_over_then = calls(databricks_conn_env)["jobs/runs/list"] - before, round_.done()
+        await round_
+        others = [await s.next() for s in subs[1:]]
+        for s in subs:
+            await s.close()
+        return ended, lists_then, round_over_then, others
+
+    ended, lists_then, round_over_then, others = asyncio.run(main())
+
+    assert isinstance(ended, JobStatus) and ended.state == "TERMINATED:FAILED", ended
+    assert lists_then == 1 and not round_over_then
+    assert all(isinstance(o, JobStatus) and o.phase is JobPhase.ACTIVE for o in others), others
+    assert calls(databricks_conn_env).get("jobs/runs/get", 0) == 0
+
+
+def test_runs_that_end_while_the_round_lists_are_read_from_the_completed_listing(databricks_conn_env):
+    """Five runs end between the round's completed-runs page and its active-runs page (the emulator's clock is
+    stepped there): the active page no longer shows them, so the round asks the completed listing's first
+    page again, where they now stand, instead of five runs/get."""
+    databricks_conn_env.configure(speed=0, running_seconds=10, pending_seconds=0.0)
+    ids = submit(5)
+
+    async def main():
+        subs, the_hub = hand_driven(ids)
+        before = dict(calls(databricks_conn_env))
+        round_ = asyncio.create_task(the_hub.poll_once())  # its 3 calls spread 1 s apart (5 expected over 5 s)
+        while calls(databricks_conn_env).get("jobs/runs/list", 0) - before.get("jobs/runs/list", 0) < 1:
+            await asyncio.sleep(0.01)
+        databricks_conn_env.advance(20)  # every run ends before the active page is read
+        await round_
+        got = [await s.next() for s in subs]
+        spent = spent_since(databricks_conn_env, before)
+        for s in subs:
+            await s.close()
+        return got, spent
+
+    got, spent = asyncio.run(main())
+
+    assert [g.state for g in got] == ["TERMINATED:SUCCESS"] * 5, got
+    assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get", 0) == 0, spent
+
+
+def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_env):
+    """Ours ended first, then 30 foreign runs ended: the completed listing's first page shows none of ours, so
+    it stops there; the active listing shows none either, nor does the completed listing's first page asked
+    again (for runs that ended while the round listed); each of ours is read by its own runs/get."""
+    databricks_conn_env.configure(running_seconds=0.05, pending_seconds=0.0)
+    ours = submit(3)
+    time.sleep(0.2)
+    submit(30)  # someone else's, ended after ours: listed first
+    time.sleep(0.3)
+
+    async def main():
+        subs, the_hub = hand_driven(ours)
+        before = dict(calls(databricks_conn_env))
+        await the_hub.poll_once()
+        got = [await s.next() for s in subs]
+        spent = spent_since(databricks_conn_env, before)
+        for s in subs:
+            await s.close()
+        return got, spent
+
+    got, spent = asyncio.run(main())
+
+    assert [g.state for g in got] == ["TERMINATED:SUCCESS"] * 3, got
+    assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get") == 3, spent
 
 
 def test_a_trigger_cancelled_mid_batch_leaves_and_the_others_get_their_events(databricks_conn_env):
@@ -168,13 +264,13 @@ def test_subscribing_while_the_last_one_leaves_gets_a_fresh_hub(databricks_conn_
 def test_per_job_errors_reach_one_job_and_batch_errors_reach_all(databricks_conn_env):
     databricks_conn_env.configure(running_seconds=0.05, pending_seconds=0.0)
     ids = submit(2)
-    time.sleep(0.3)  # both ended: the listing shows neither, each is read with runs/get
+    time.sleep(0.3)  # both ended
 
     async def round_with(fault_path: str):
         databricks_conn_env.add_fault(fault_path, status=500, count=1)
-        subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 10.0) for i in ids]
-        the_hub = subs[0].hub
-        the_hub._task.cancel()
+        subs, the_hub = hand_driven(ids)
+        if fault_path == "jobs/runs/get":
+            the_hub._per_job_rounds = 1  # a round of one runs/get each (a listing would show both ends)
         await the_hub.poll_once()
         got = [await s.next() for s in subs]
         for s in subs:

@@ -45,6 +45,19 @@ for flavour, module in (("official", official), ("durable", durable)):
     DAGS[dag_id] = dag
     globals()[dag_id] = dag
 
+# DatabricksTaskOperator (issue 15): the lost reply again, one Python file as ``task_config``.
+for flavour, module in (("official", official), ("durable", durable)):
+    dag_id = f"demo_task_{flavour}"
+    with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
+        module.DatabricksTaskOperator(
+            task_id="nightly_etl", task_config={"spark_python_task": {"python_file": "dbfs:/jobs/publish.py",
+                                                                      "parameters": ["{{ run_id }}"]}},
+            existing_cluster_id="demo-cluster", polling_period_seconds=0.2, databricks_retry_limit=2,
+            databricks_retry_delay=0.01, retries=2, retry_delay=timedelta(0),
+        )
+    DAGS[dag_id] = dag
+    globals()[dag_id] = dag
+
 # DatabricksSQLStatementsOperator (issue 15): status reads fail for a while; upstream's retry runs the SQL again.
 for flavour, module in (("official", official), ("durable", durable)):
     dag_id = f"demo_sql_{flavour}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from datetime import timedelta
 
 import pendulum
@@ -168,7 +169,7 @@ def _aws_task(cell: dict) -> None:
     if cell["vendor"] == "redshift_data":  # tests/crash/crash_redshift_data_rows.py; the SQL names the cell
         _redshift_data_task(cell, common)
         return
-    if cell["vendor"] == "sagemaker":  # tests/crash/crash_sagemaker_rows.py; a "cell" tag names the cell
+    if cell["vendor"].startswith("sagemaker"):  # tests/crash/crash_sagemaker_rows.py; a "cell" tag names the cell
         _sagemaker_task(cell, common)
         return
     op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
@@ -376,38 +377,69 @@ def _emr_containers_task(cell: dict, common: dict) -> None:
 
 
 class SageMakerReadsOnComplete:
-    """One ``ListTrainingJobs`` the worker makes inside ``execute_complete`` (W5, SageMaker, deferrable): the trigger
+    """One ``List<Type>Jobs`` the worker makes inside ``execute_complete`` (W5, SageMaker, deferrable): the trigger
     never calls it, so the cell can hold it (tests/crash/crash_sagemaker_rows.py)."""
 
+    sagemaker_job_type = "Training"
+
     def execute_complete(self, context, event=None):
-        self.hook.conn.list_training_jobs(MaxResults=1)
+        getattr(self.hook.conn, f"list_{self.sagemaker_job_type.lower()}_jobs")(MaxResults=1)
         return super().execute_complete(context, event)
 
 
+#: each SageMaker crash vendor key -> its job type (tests/crash/crash_aws.SAGEMAKER_KEYS)
+SAGEMAKER_JOB_TYPES = {"sagemaker": "Training", "sagemaker_processing": "Processing",
+                       "sagemaker_transform": "Transform"}
+SAGEMAKER_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/xgb:1"
+
+
+def _sagemaker_config(job_type: str, name: str, tags: list[dict]) -> dict:
+    """The ``config`` of one SageMaker job of ``job_type``, named ``name``, tagged with ``tags``."""
+    if job_type == "Training":
+        return {
+            "TrainingJobName": name, "RoleArn": ROLE_ARN,
+            "AlgorithmSpecification": {"TrainingImage": SAGEMAKER_IMAGE, "TrainingInputMode": "File"},
+            "OutputDataConfig": {"S3OutputPath": "s3://durable-bucket/model/"},
+            "ResourceConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.large", "VolumeSizeInGB": 5},
+            "StoppingCondition": {"MaxRuntimeInSeconds": 3600}, "Tags": tags,
+        }
+    if job_type == "Processing":
+        return {
+            "ProcessingJobName": name, "RoleArn": ROLE_ARN,
+            "AppSpecification": {"ImageUri": SAGEMAKER_IMAGE},
+            "ProcessingResources": {"ClusterConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.large",
+                                                      "VolumeSizeInGB": 5}},
+            "StoppingCondition": {"MaxRuntimeInSeconds": 3600}, "Tags": tags,
+        }
+    # Transform: the model is named, not created (no "Model" in config): the rows count transform jobs
+    return {"Transform": {
+        "TransformJobName": name, "ModelName": "durable-crash-model",  # crash_aws.SAGEMAKER_MODEL
+        "TransformInput": {"DataSource": {"S3DataSource": {
+            "S3DataType": "S3Prefix", "S3Uri": "s3://durable-data/batch/"}}},  # aws_env.SAGEMAKER_DATA_BUCKET
+        "TransformOutput": {"S3OutputPath": "s3://durable-data/scores/"},
+        "TransformResources": {"InstanceType": "ml.m5.large", "InstanceCount": 1}, "Tags": tags,
+    }}
+
+
 def _sagemaker_task(cell: dict, common: dict) -> None:
-    """Amazon SageMaker: ours or the official ``SageMakerTrainingOperator``; a "cell" tag names the cell (job names
-    take no underscores: the name is the DAG id with hyphens, and "fail" shortened to "fl", since the emulator ends
-    a job whose name holds it Failed: ``aws_moto_sagemaker.FAIL_MARKER``)."""
+    """Amazon SageMaker: ours or the official training, processing or transform operator; a "cell" tag names the
+    cell (job names take no underscores: the name is the DAG id with hyphens, and "fail" shortened to "fl", since
+    the emulator ends a job whose name holds it Failed: ``aws_moto_sagemaker.FAIL_MARKER``)."""
     import re
 
     from airflow.providers.amazon.aws.operators import sagemaker as official_sm
 
-    from durable_jobs.operators.aws import SageMakerTrainingOperator
+    from durable_jobs.operators import aws as ours_aws
 
-    op = SageMakerTrainingOperator if cell["operator"] == "ours" else official_sm.SageMakerTrainingOperator
+    job_type = SAGEMAKER_JOB_TYPES[cell["vendor"]]
+    op = getattr(ours_aws if cell["operator"] == "ours" else official_sm, f"SageMaker{job_type}Operator")
     if cell.get("reads_output"):
-        op = type(op.__name__, (SageMakerReadsOnComplete, op), {"__module__": __name__})
-    config = {
-        "TrainingJobName": re.sub(r"(?i)fail", "fl", re.sub(r"[^a-zA-Z0-9-]", "-", cell["dag_id"]))[:63].strip("-"),
-        "RoleArn": ROLE_ARN,
-        "AlgorithmSpecification": {"TrainingImage": "123456789012.dkr.ecr.us-east-1.amazonaws.com/xgb:1",
-                                   "TrainingInputMode": "File"},
-        "OutputDataConfig": {"S3OutputPath": "s3://durable-bucket/model/"},
-        "ResourceConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.large", "VolumeSizeInGB": 5},
-        "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
-        "Tags": [{"Key": "cell", "Value": cell["dag_id"]}],
-    }
-    op(config=config, check_interval=1, max_attempts=600, print_log=False, **common)
+        op = type(op.__name__, (SageMakerReadsOnComplete, op),
+                  {"__module__": __name__, "sagemaker_job_type": job_type})
+    name = re.sub(r"(?i)fail", "fl", re.sub(r"[^a-zA-Z0-9-]", "-", cell["dag_id"]))[:63].strip("-")
+    config = _sagemaker_config(job_type, name, [{"Key": "cell", "Value": cell["dag_id"]}])
+    extra = {} if job_type == "Transform" else {"print_log": False}
+    op(config=config, check_interval=1, max_attempts=600, **extra, **common)
 
 
 def _cloud_batch_task(cell: dict) -> None:
@@ -487,11 +519,25 @@ def _fan_out_tasks(cell: dict, dag) -> None:  # noqa: ANN001
 
 
 def _task_args(cell: dict) -> dict:
-    """Retries and execution_timeout as the scenario sets them (crash_scenarios.Scenario.task)."""
+    """Retries, execution_timeout and a slow success callback as the scenario sets them
+    (crash_scenarios.Scenario.task)."""
     args = dict(retries=cell.get("retries", 2), retry_delay=timedelta(seconds=0))
     if cell.get("execution_timeout"):
         args["execution_timeout"] = timedelta(seconds=cell["execution_timeout"])
+    if cell.get("success_callback_seconds"):
+        args["on_success_callback"] = SlowSuccessCallback(cell["success_callback_seconds"])
     return args
+
+
+class SlowSuccessCallback:
+    """A success callback as slow as a notifier can be: it keeps the task process alive after the try reported
+    success, past ``[core] task_success_overtime`` (5 s on the crash stack), so Airflow's supervisor SIGTERMs it."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def __call__(self, context) -> None:
+        time.sleep(self.seconds)
 
 
 for cell in _cells():
@@ -501,7 +547,8 @@ for cell in _cells():
     ) as dag:
         if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena",
                                   "stepfunctions", "ecs", "redshift_data",
-                                  "emr_containers", "emr_steps", "sagemaker"):  # crash_aws.py SERVICES
+                                  "emr_containers", "emr_steps", "sagemaker",
+                                  "sagemaker_processing", "sagemaker_transform"):  # crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
@@ -529,13 +576,17 @@ for cell in _cells():
             _snowflake_task(cell)
             globals()[cell["dag_id"]] = dag
             continue
-        if cell.get("vendor") == "databricks_notebook":  # tests/crash/crash_notebook.py
+        if cell.get("vendor") in ("databricks_notebook", "databricks_task"):  # tests/crash/crash_notebook.py
             ours_nb = cell["operator"] == "ours"
-            op = ours.DatabricksNotebookOperator if ours_nb else official.DatabricksNotebookOperator
+            name = "DatabricksNotebookOperator" if cell["vendor"] == "databricks_notebook" else "DatabricksTaskOperator"
+            op = getattr(ours if ours_nb else official, name)
             if cell.get("reads_output"):
                 op = type(op.__name__, (ReadsOutputOnComplete, op), {"__module__": __name__})
-            kwargs = dict(task_id="submit", notebook_path="/Shared/etl", source="WORKSPACE",
-                          existing_cluster_id="crash-cluster", databricks_conn_id=cell["conn_id"],
+            python_task = {"spark_python_task": {"python_file": "dbfs:/etl.py", "parameters": ["{{ run_id }}"]}}
+            what = (dict(notebook_path="/Shared/etl", source="WORKSPACE") if name == "DatabricksNotebookOperator"
+                    else dict(task_config=python_task))
+            kwargs = dict(task_id="submit", **what, existing_cluster_id="crash-cluster",
+                          databricks_conn_id=cell["conn_id"],
                           polling_period_seconds=0.5, databricks_retry_limit=3, databricks_retry_delay=0.5,
                           deferrable=cell["mode"] == "deferrable", **_task_args(cell))
             if ours_nb:
