@@ -126,6 +126,13 @@ scale-deps: venv
 crash-scale: scale-deps
 	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale
 
+# Some scale cells again, merged into artifacts/crash-scale.json (as crash-rows does for the crash matrix):
+#   make crash-scale-rows K="TRIGGERER" WHY="the fan-out cells, after the api-server fix"
+.PHONY: crash-scale-rows
+crash-scale-rows: scale-deps
+	@test -n "$(K)" || { echo 'make crash-scale-rows needs K="<pytest -k expression>"'; exit 2; }
+	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(or $(WHY),-k "$(K)")' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale -k "$(K)"
+
 lint: venv
 	$(BIN)/durable-jobs lint example_dags
 

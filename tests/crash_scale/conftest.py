@@ -2,7 +2,8 @@
 
 It starts Postgres, Redis and ten Airflow processes, so it runs only when asked: ``DJ_CRASH_SCALE=1``
 (``make crash-scale`` sets it, with ``DJ_CRASH_ARTIFACTS=1`` to write ``artifacts/crash-scale.json`` and
-``.md``; other runs write ``artifacts/tmp/crash-scale.json``).
+``.md``; ``make crash-scale-rows K=...`` (``DJ_CRASH_ARTIFACTS=merge``) runs some cells and merges them into
+that file, recorded as such; other runs write ``artifacts/tmp/crash-scale.json``).
 """
 
 from __future__ import annotations
@@ -53,14 +54,26 @@ def scale_matrix(request: pytest.FixtureRequest) -> dict:
     cells = [c for c in scale_cells() if c.id in wanted]
     data = run_scale_session(cells, log=log)
     full = len(cells) == len(scale_cells())
-    folder = ROOT / "artifacts" if full and os.environ.get("DJ_CRASH_ARTIFACTS") == "1" else ROOT / "artifacts" / "tmp"
+    artifacts = os.environ.get("DJ_CRASH_ARTIFACTS")
+    folder = ROOT / "artifacts" if (full and artifacts == "1") or (artifacts == "merge" and cells) else \
+        ROOT / "artifacts" / "tmp"
     target = folder / "crash-scale.json"
+    if artifacts == "merge" and cells:  # `make crash-scale-rows`: these cells replace theirs in the full run's file
+        from tools import crash_matrix
+
+        previous = crash_matrix.load(target)
+        if previous is None:
+            raise pytest.UsageError("make crash-scale-rows merges into artifacts/crash-scale.json: "
+                                    "run `make crash-scale` first")
+        data = crash_matrix.merge(previous, data, selection=os.environ.get("DJ_CRASH_SELECTION", "?"))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1) + "\n")
     if folder.name == "artifacts":
+        from tools import readme
         from tools.crash_matrix import render_scale_markdown
 
         target.with_suffix(".md").write_text(render_scale_markdown(data))
+        readme.main([])
     _MATRIX.update(data, path=str(target))
     return {**data, "by_id": {c["cell"]: c for c in data["cells"]}}
 

@@ -289,6 +289,9 @@ class ScaleStack(AirflowStack):
             "AIRFLOW__CELERY__WORKER_CONCURRENCY": str(worker_concurrency),
             "AIRFLOW__CELERY__SYNC_PARALLELISM": "1",
             "AIRFLOW__CELERY__WORKER_ENABLE_REMOTE_CONTROL": "False",
+            # A component dying of a fatal signal (the api-server's SIGSEGV under the fan-out cell) prints every
+            # thread's Python stack into its log.
+            "PYTHONFAULTHANDLER": "1",
             # Below the fan-out cell's job count, so its triggers are spread over both triggerers.
             "AIRFLOW__TRIGGERER__CAPACITY": str(triggerer_capacity),
         })
@@ -428,6 +431,8 @@ class ScaleStack(AirflowStack):
                 argv = proc.argv[1:]
                 self._start(name, *argv)
             revived.append(f"{name} (exit {proc.popen.returncode})")
+        if any(name.startswith("api-server") for name in revived):  # the next cell talks to it at once
+            wait_for("the restarted api-server", self._api_up, 180, 0.5)
         return revived
 
     def settle(self, quiet_seconds: float = 20.0, timeout: float = 240.0) -> list[str]:

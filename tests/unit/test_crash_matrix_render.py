@@ -148,3 +148,17 @@ def test_a_replaced_triggerer_is_said_under_the_matrix():
         in crash_matrix.provenance(data)
     partial = {**_with_ids(_data()), "generated": "2026-02-02T00:00:00+00:00", "stack_events": []}
     assert "(a deadlocked triggerer" not in crash_matrix.provenance(crash_matrix.merge(data, partial, "-k W2"))
+
+
+def test_scale_rows_merge_is_said_under_the_scale_table():
+    full = _with_ids(_data())
+    partial = _with_ids(_data(official_deviations=()))
+    partial.update(generated="2026-02-02T00:00:00+00:00", wall_seconds={"total": 7.0})
+    partial["cells"] = [c for c in partial["cells"] if c["scenario"] == "W2"]
+
+    text = crash_matrix.render_scale_markdown(crash_matrix.merge(full, partial, selection="the fan-out cells"))
+
+    assert "killed by PID; 1 cell one by one in 1.0 s" in text  # the full run's share only
+    assert ("Re-run on 2026-02-02T00:00:00+00:00 with `make crash-scale-rows` (the fan-out cells): 2 cells in 7.0 s, "
+            "merged in.") in text
+    assert "Re-run" not in crash_matrix.render_scale_markdown(full)
