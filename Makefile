@@ -84,9 +84,11 @@ crash: venv
 # (WHY, optional, is how the matrix names the re-run; the -k expression otherwise):
 #   make crash-rows K="SAGEMAKER or DATAFLOW" WHY="the SageMaker and Dataflow rows, new since the full run"
 .PHONY: crash-rows
+# WHY inside '...' for the shell: each ' becomes '\'' (a WHY may say "the api-server's")
+shell_quoted = $(subst ','\'',$(1))
 crash-rows: venv
 	@test -n "$(K)" || { echo 'make crash-rows needs K="<pytest -k expression>"'; exit 2; }
-	DJ_CRASH=all DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(or $(WHY),-k "$(K)")' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash -k "$(K)"
+	DJ_CRASH=all DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(call shell_quoted,$(or $(WHY),-k "$(K)"))' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash -k "$(K)"
 
 # Every vendor x every fault case (tests/faults); writes artifacts/fault-matrix.json (the docs' table).
 faults: venv
@@ -131,7 +133,7 @@ crash-scale: scale-deps
 .PHONY: crash-scale-rows
 crash-scale-rows: scale-deps
 	@test -n "$(K)" || { echo 'make crash-scale-rows needs K="<pytest -k expression>"'; exit 2; }
-	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(or $(WHY),-k "$(K)")' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale -k "$(K)"
+	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=merge DJ_CRASH_SELECTION='$(call shell_quoted,$(or $(WHY),-k "$(K)"))' $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale -k "$(K)"
 
 lint: venv
 	$(BIN)/durable-jobs lint example_dags
