@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.request
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -395,12 +396,29 @@ def _install_ecs() -> None:
         commands += [c.command for c in self.containers]
         self.__dict__["_dj_exit"] = 1 if ["false"] in commands else 0
 
+    # moto advances a task's lastStatus by time *when it is read*: read once by _sync, again when the response is
+    # serialised, a task could be answered STOPPED with its containers still RUNNING (no exit code: "succeeded"),
+    # which ECS never answers. Each DescribeTasks pins the status _sync read, for the serialiser to read again.
+    pin_seconds = 2.0
+
+    def get_last_status(task: Task) -> str:
+        pinned = task.__dict__.get("_dj_pinned")
+        if pinned is not None and pinned[1] > time.monotonic():
+            return pinned[0]
+        return task.status  # type: ignore[return-value]  # moto's managed state
+
+    def set_last_status(task: Task, value: str) -> None:
+        task.__dict__.pop("_dj_pinned", None)
+        task.status = value
+
     def _sync(task: Task) -> None:
         """Containers follow their task (``ecs-task-life-cycle``)."""
-        stopped = task.last_status in ("STOPPED", "DELETED")
+        status = task.status  # advances by time, once for this answer
+        task.__dict__["_dj_pinned"] = (status, time.monotonic() + pin_seconds)
+        stopped = status in ("STOPPED", "DELETED")
         for container in task.containers:
             if not stopped:
-                container.last_status = "PENDING" if task.last_status in ("PROVISIONING", "PENDING") else "RUNNING"
+                container.last_status = "PENDING" if status in ("PROVISIONING", "PENDING") else "RUNNING"
             elif container.last_status != "STOPPED":
                 container.last_status = "STOPPED"
                 container.exitCode = task.__dict__.get("_dj_exit", 0)
@@ -467,6 +485,7 @@ def _install_ecs() -> None:
         return ActionResult({"tasks": tasks, "failures": failures})
 
     _patch(Task, "__init__", __init__)
+    _patch(Task, "last_status", property(get_last_status, set_last_status))
     _patch(EC2ContainerServiceBackend, "describe_tasks", describe_tasks)
     _patch(EC2ContainerServiceBackend, "stop_task", stop_task)
     _patch(EC2ContainerServiceResponse, "run_task", run_task)

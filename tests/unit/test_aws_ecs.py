@@ -104,3 +104,36 @@ def test_same_arguments_template_fields_renderers_and_links_as_the_official_oper
     op = EcsRunTaskOperator(task_id="t", cluster="c", task_definition="td", overrides={},
                             default_args={"durable": False})
     assert op.durable is False and op.cancel_on_kill == "user"
+
+
+def test_a_describe_answers_the_status_its_containers_were_synced_to():
+    """moto advances a task's status by time whenever it is read: the serialiser's read must see the status the
+    containers were synced to, or a task is answered STOPPED with running containers (read as a success)."""
+    from moto import mock_aws
+    from moto.ecs.models import ecs_backends
+    from moto.moto_api import state_manager
+
+    from durable_jobs.emulators.aws_moto import ECS_MODEL, install_gap_rules, uninstall_gap_rules
+
+    install_gap_rules()
+    state_manager.set_transition(ECS_MODEL, {"progression": "time", "seconds": 60})
+    try:
+        with mock_aws():
+            ecs = boto3.client("ecs", region_name="us-east-1")
+            ecs.create_cluster(clusterName="c")
+            ecs.register_task_definition(family="f", containerDefinitions=[
+                {"name": "main", "image": "busybox", "memory": 128, "command": ["false"]}])
+            ecs.run_task(cluster="c", taskDefinition="f", launchType="FARGATE", networkConfiguration={
+                "awsvpcConfiguration": {"subnets": ["subnet-1"]}})
+            backend = ecs_backends["123456789012"]["us-east-1"]
+            task = next(iter(backend.tasks["c"].values()))
+            seen = backend.describe_tasks("c", [task.id])[0].last_status  # what _sync synced the containers to
+            task._time_progressed = task._time_progressed.replace(year=2000)  # the next transition is due now
+            assert task.last_status == seen  # the serialiser's read, within the same answer
+            assert [c.last_status for c in task.containers] == ["PENDING" if seen in ("PROVISIONING", "PENDING")
+                                                                 else "RUNNING"]
+            task.__dict__["_dj_pinned"] = (seen, 0.0)  # the pin expired: the next answer reads on
+            assert task.last_status != seen
+    finally:
+        state_manager.unset_transition(ECS_MODEL)
+        uninstall_gap_rules()
