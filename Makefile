@@ -129,7 +129,7 @@ crash-scale: scale-deps
 	DJ_CRASH_SCALE=1 DJ_CRASH_ARTIFACTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/crash_scale
 
 # Some scale cells again, merged into artifacts/crash-scale.json (as crash-rows does for the crash matrix):
-#   make crash-scale-rows K="TRIGGERER" WHY="the fan-out cells, after the api-server fix"
+#   make crash-scale-rows K="TRIGGERER" WHY="the 200-job triggerer cells, run alone"
 .PHONY: crash-scale-rows
 crash-scale-rows: scale-deps
 	@test -n "$(K)" || { echo 'make crash-scale-rows needs K="<pytest -k expression>"'; exit 2; }
