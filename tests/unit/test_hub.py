@@ -54,6 +54,14 @@ def spent_since(emulator, before: dict[str, int]) -> dict[str, int]:
     return {k: v - before.get(k, 0) for k, v in calls(emulator).items()}
 
 
+async def each_next_then_close(subs) -> list:
+    """What each subscription received next, in order; then every one leaves its hub."""
+    got = [await s.next() for s in subs]
+    for s in subs:
+        await s.close()
+    return got
+
+
 def hand_driven(ids, interval: float = 10.0):
     """Subscriptions for ``ids`` and their hub, its own polling task stopped: the test drives the rounds."""
     subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, interval) for i in ids]
@@ -174,11 +182,8 @@ def test_runs_that_end_while_the_round_lists_are_read_from_the_completed_listing
             await asyncio.sleep(0.01)
         databricks_conn_env.advance(20)  # every run ends before the active page is read
         await round_
-        got = [await s.next() for s in subs]
-        spent = spent_since(databricks_conn_env, before)
-        for s in subs:
-            await s.close()
-        return got, spent
+        got = await each_next_then_close(subs)
+        return got, spent_since(databricks_conn_env, before)
 
     got, spent = asyncio.run(main())
 
@@ -200,11 +205,8 @@ def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_e
         subs, the_hub = hand_driven(ours)
         before = dict(calls(databricks_conn_env))
         await the_hub.poll_once()
-        got = [await s.next() for s in subs]
-        spent = spent_since(databricks_conn_env, before)
-        for s in subs:
-            await s.close()
-        return got, spent
+        got = await each_next_then_close(subs)
+        return got, spent_since(databricks_conn_env, before)
 
     got, spent = asyncio.run(main())
 
@@ -272,9 +274,7 @@ def test_per_job_errors_reach_one_job_and_batch_errors_reach_all(databricks_conn
         if fault_path == "jobs/runs/get":
             the_hub._per_job_rounds = 1  # a round of one runs/get each (a listing would show both ends)
         await the_hub.poll_once()
-        got = [await s.next() for s in subs]
-        for s in subs:
-            await s.close()
+        got = await each_next_then_close(subs)
         databricks_conn_env.clear_faults()
         return got
 
@@ -385,9 +385,7 @@ def test_aws_batch_describes_a_hundred_jobs_a_call(aws):
         the_hub = subs[0].hub
         the_hub._task.cancel()
         await the_hub.poll_once()
-        got = [await s.next() for s in subs]
-        for s in subs:
-            await s.close()
+        got = await each_next_then_close(subs)
         return got
 
     got = asyncio.run(main())
