@@ -1,10 +1,11 @@
-"""One benchmark variant in a fresh process: N deferred Databricks runs watched by one kind of trigger.
+"""One benchmark variant in a fresh process: N deferred Databricks runs or AWS Batch jobs watched by one
+kind of trigger.
 
-``python -m benchmarks.one --impl ours|official --n 1000 --interval 5 --vendor-url URL`` submits N runs
-to the vendor process (their ends spread over a few intervals), then runs N triggers the way Airflow's
-triggerer does — one event loop, each trigger in its own task behind ``greenback.ensure_portal()``,
-``run()`` to the end, then ``cleanup()`` — while a sampler thread reads this process's CPU, memory and
-sockets. It prints one JSON line: the figures of this process and the vendor's counts.
+``python -m benchmarks.one --vendor databricks|batch --impl ours|official --n 1000 --interval 5
+--vendor-url URL`` submits N jobs to the vendor process (their ends spread over a few intervals), then runs
+N triggers the way Airflow's triggerer does — one event loop, each trigger in its own task behind
+``greenback.ensure_portal()``, ``run()`` to the end, then ``cleanup()`` — while a sampler thread reads this
+process's CPU, memory and sockets. It prints one JSON line: the figures of this process and the vendor's counts.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import random
 import threading
 import time
@@ -51,19 +53,70 @@ class Sampler(threading.Thread):
         self.cpu = time.thread_time()
 
 
-def make_trigger(impl: str, run_id: int, interval: float) -> Any:
-    if impl == "official":
+def make_trigger(vendor: str, impl: str, job_id: Any, interval: float) -> Any:
+    """The trigger each deferrable operator defers with, with the official operator's own defaults."""
+    if vendor == "batch":
+        if impl == "official":
+            from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
+
+            # What BatchOperator(deferrable=True) defers with: max_retries (4200) as the waiter's attempts.
+            return BatchJobTrigger(job_id=job_id, aws_conn_id="aws_default", waiter_delay=int(interval),
+                                   waiter_max_attempts=4200)
+        client: Any = batch_client()
+    elif impl == "official":
         from airflow.providers.databricks.triggers.databricks import DatabricksExecutionTrigger
 
         # What the official DatabricksSubmitRunOperator(deferrable=True) defers with (its default retries).
-        return DatabricksExecutionTrigger(run_id=run_id, databricks_conn_id="databricks_default",
+        return DatabricksExecutionTrigger(run_id=job_id, databricks_conn_id="databricks_default",
                                           polling_period_seconds=interval, retry_limit=3, retry_delay=1)
-    from durable_jobs.hooks.databricks import DatabricksJobClient
+    else:
+        from durable_jobs.hooks.databricks import DatabricksJobClient
+
+        client = DatabricksJobClient(retry_limit=3, retry_delay=1)
     from durable_jobs.triggers.job import JobTrigger
 
-    client = DatabricksJobClient(retry_limit=3, retry_delay=1)
-    return JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=run_id,
+    return JobTrigger(client_classpath=client.classpath(), client_kwargs=client.serialize(), job_id=job_id,
                       poll_interval=interval)
+
+
+def batch_client() -> Any:
+    from durable_jobs.emulators.aws_env import JOB_QUEUE
+    from durable_jobs.hooks.aws_batch import BatchJobClient
+
+    return BatchJobClient("aws_default", job_queue=JOB_QUEUE, job_name="bench")
+
+
+def submit_databricks(url: str, plans: list[dict[str, Any]]) -> list[tuple[Any, float]]:
+    """The runs' ids, each with the time its submit returned (its run's clock starts there)."""
+    from durable_jobs.hooks.databricks import DatabricksJobClient
+    from durable_jobs.operators.checkpoint import new_nonce
+
+    post(url + "/_emulator/config", {"outcomes": [
+        {"outcome": "FAILED" if p["fails"] else "SUCCESS", "pending_seconds": PENDING,
+         "terminating_seconds": TERMINATING, "running_seconds": p["seconds"] - PENDING - TERMINATING}
+        for p in plans]})
+    submitter = DatabricksJobClient(retry_limit=3, retry_delay=1)
+    request = {"run_name": "bench", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/bench"}}]}
+    return [(submitter.submit(request, submitter.format_key(new_nonce())), time.time()) for _ in plans]
+
+
+def submit_batch(url: str, plans: list[dict[str, Any]]) -> list[tuple[Any, float]]:
+    """Each job is named ``bench<i>-<key>``; the vendor ends it on its plan (``benchmarks.vendor_batch``)."""
+    from durable_jobs.emulators.aws_env import JOB_DEFINITION, JOB_QUEUE
+    from durable_jobs.hooks.aws_batch import BatchJobClient
+    from durable_jobs.operators.checkpoint import new_nonce
+
+    post(url + "/_bench/plan", {f"bench{i}": [p["seconds"], "FAILED" if p["fails"] else "SUCCEEDED"]
+                                for i, p in enumerate(plans)})
+    submitter = BatchJobClient("aws_default", job_queue=JOB_QUEUE, job_name="bench")
+    return [(submitter.submit({"jobName": f"bench{i}", "jobQueue": JOB_QUEUE, "jobDefinition": JOB_DEFINITION},
+                              submitter.format_key(new_nonce())), time.time()) for i in range(len(plans))]
+
+
+def post(url: str, body: Any) -> None:
+    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=30).read()  # noqa: S310 - loopback
 
 
 async def run_like_the_triggerer(trigger: Any) -> tuple[float, dict[str, Any]]:
@@ -83,47 +136,57 @@ async def run_like_the_triggerer(trigger: Any) -> tuple[float, dict[str, Any]]:
 
 
 def outcome(payload: dict[str, Any]) -> str:
-    """SUCCESS / FAILED (the run's own outcome, as the task will see it) or ERROR (the task fails otherwise)."""
+    """SUCCESS / FAILED (the job's own outcome, as the task will see it) or ERROR (the task fails otherwise)."""
     if "durable_status" in payload:
         return {"success": "SUCCESS", "failed": "FAILED"}.get(payload["durable_status"], "ERROR")
     if "run_state" in payload:
         from airflow.providers.databricks.hooks.databricks import RunState
 
         return RunState.from_json(payload["run_state"]).result_state or "ERROR"
+    if payload.get("status") == "success" and "job_id" in payload:  # the official Batch trigger's event
+        return "SUCCESS"
+    said = f"{payload.get('exception', '')} {payload.get('message', '')}"
+    if "Failure while running batch job" in said and "terminal failure state" in said:  # its waiter's failure
+        return "FAILED"
     return "ERROR"
+
+
+def burst(per_second: dict[int, int]) -> dict[str, Any]:
+    """The busiest window against the mean window, over the whole span of the calls (silent seconds count).
+
+    The window is one second while the calls average one a second or more; sparser calls (a long interval,
+    few jobs) are judged over the shortest window that holds one call on average, since one call in a second
+    is not a burst of a mean below one a second."""
+    if not per_second:
+        return {"burst_window_s": 1, "busiest_window": 0, "mean_per_window": 0.0}
+    first, last = min(per_second), max(per_second)
+    span, total = last - first + 1, sum(per_second.values())
+    window = max(1, math.ceil(span / total))
+    counts = [per_second.get(t, 0) for t in range(first, last + 1)]
+    busiest = max(sum(counts[i:i + window]) for i in range(max(1, span - window + 1)))
+    return {"burst_window_s": window, "busiest_window": busiest, "mean_per_window": round(total * window / span, 2)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--vendor", choices=("databricks", "batch"), default="databricks")
     parser.add_argument("--impl", choices=("ours", "official"), required=True)
     parser.add_argument("--n", type=int, required=True)
     parser.add_argument("--interval", type=float, required=True)
     parser.add_argument("--vendor-url", required=True)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lifetime", type=float, default=12.0,
-                        help="each run ends between this many and twice as many intervals after its submit")
+                        help="each job ends between this many and twice as many intervals after its submit")
     args = parser.parse_args()
 
-    from durable_jobs.hooks.databricks import DatabricksJobClient
-    from durable_jobs.operators.checkpoint import new_nonce
-
     rng = random.Random(args.seed)
-    # Every run ends between `lifetime` and twice as many intervals after its submit; one in ten fails.
-    plans = [{"outcome": "FAILED" if i % 10 == 0 else "SUCCESS", "pending_seconds": PENDING,
-              "terminating_seconds": TERMINATING, "running_seconds": args.interval * args.lifetime * (1 + rng.random())}
+    # Every job ends between `lifetime` and twice as many intervals after its submit; one in ten fails.
+    plans = [{"fails": i % 10 == 0, "seconds": args.interval * args.lifetime * (1 + rng.random())}
              for i in range(args.n)]
-    request = urllib.request.Request(args.vendor_url + "/_emulator/config", method="POST",
-                                     data=json.dumps({"outcomes": plans}).encode(),
-                                     headers={"Content-Type": "application/json"})
-    urllib.request.urlopen(request, timeout=30).read()  # noqa: S310 - loopback
-    submitter = DatabricksJobClient(retry_limit=3, retry_delay=1)
-    ends: dict[int, float] = {}
-    for plan in plans:
-        run_id = submitter.submit({"run_name": "bench", "tasks": [{"task_key": "t", "notebook_task": {
-            "notebook_path": "/bench"}}]}, submitter.format_key(new_nonce()))
-        ends[run_id] = time.time() + PENDING + plan["running_seconds"] + TERMINATING
-    expected = {run_id: plan["outcome"] for run_id, plan in zip(ends, plans)}
-    del submitter
+    submit = submit_batch if args.vendor == "batch" else submit_databricks
+    submitted = submit(args.vendor_url, plans)
+    ends = {job_id: at + plan["seconds"] for (job_id, at), plan in zip(submitted, plans)}
+    expected = {job_id: "FAILED" if plan["fails"] else "SUCCESS" for (job_id, _), plan in zip(submitted, plans)}
     vendor_stats(args.vendor_url, "/_bench/reset")
 
     sampler = Sampler()
@@ -134,8 +197,9 @@ def main() -> None:
     cpu0, wall0 = time.process_time(), time.time()
 
     async def all_triggers() -> list[tuple[float, dict[str, Any]]]:
-        tasks = [asyncio.create_task(run_like_the_triggerer(make_trigger(args.impl, run_id, args.interval)))
-                 for run_id in ends]
+        tasks = [asyncio.create_task(run_like_the_triggerer(make_trigger(args.vendor, args.impl, job_id,
+                                                                         args.interval)))
+                 for job_id in ends]
         return await asyncio.gather(*tasks)
 
     results = asyncio.run(all_triggers())
@@ -152,11 +216,12 @@ def main() -> None:
             errors.append(payload.get("exception") or payload.get("message") or payload)
         latencies.append(at - ends[run_id])
     latencies.sort()
-    per_second = list(stats["status_per_second"].values())
+    by_second = {int(k): v for k, v in stats["status_per_second"].items()}
+    per_second = list(by_second.values())
     # Steady state: every job deferred and none ended yet (from two intervals in to the first end).
     steady_from, steady_to = int(wall0 + 2 * args.interval), int(min(ends.values())) - 1
     steady = [stats["status_per_second"].get(str(t), 0) for t in range(steady_from, steady_to)]
-    active = per_second[1:-1] or per_second  # whole seconds only
+    span = (max(by_second) - min(by_second) + 1) if by_second else 1
     print(json.dumps({
         "impl": args.impl, "n": args.n, "interval": args.interval, "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 2), "rss_per_job_kb": round(max(0, sampler.rss - base_rss) / args.n / 1024, 1),
@@ -165,7 +230,8 @@ def main() -> None:
         "steady_calls_per_s": round(sum(steady) / len(steady), 2) if steady else None,
         "routes": stats["routes"], "throttled": sum(stats["throttled"].values()),
         "busiest_second": max(per_second, default=0),
-        "mean_per_second": round(sum(active) / max(1, len(active)), 1),
+        "mean_per_second": round(sum(per_second) / span, 2),  # over the calls' whole span, silent seconds too
+        **burst(by_second),
         "failed_tasks": failed, "first_errors": [str(e)[:200] for e in errors[:2]],
         "latency_p50_s": round(latencies[len(latencies) // 2], 2),
         "latency_p95_s": round(latencies[int(len(latencies) * 0.95) - 1], 2),

@@ -171,7 +171,9 @@ class JobClient(ABC):
         """One :meth:`astatus` per id, in order (the base ``astatuses``, and the shared poller's per-job
         rounds, whose ids need not be hashable): paced, a failure as that job's value, each end reported."""
         from durable_jobs.triggers.early import report_end
-        from durable_jobs.triggers.pacing import pace_call
+        from durable_jobs.triggers.pacing import expect, pace_call
+
+        expect(len(job_ids))
 
         async def one(job_id: Any) -> JobStatus | Exception:
             await pace_call()

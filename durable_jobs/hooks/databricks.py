@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -308,7 +308,9 @@ class DatabricksJobClient(JobClient):
         1. the *completed* runs, most recently ended first (the 2.2 reference: "List runs in descending order
            by end time"), while a page shows watched runs: the runs that ended since the last round, each
            reported at once (``report_end``: its trigger hears of it on the round's first call, not its last);
-        2. the *active* runs, for the watched runs step 1 did not show;
+        2. the *active* runs, for the watched runs step 1 did not show; under the shared poller, whose round
+           spreads these pages over the whole interval, the completed runs are listed once more when half the
+           round has passed (``pacing.halfway``), so a run's end waits half an interval at most;
         3. the completed runs again when two or more watched runs are still unaccounted for (they ended while
            the round listed: they head the listing now);
         4. one ``runs/get`` for each watched run no listing showed (it ended earlier, the order differs, or a
@@ -326,7 +328,8 @@ class DatabricksJobClient(JobClient):
         await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
         busy = False
         if len(out) < len(ids):
-            busy = not await self._list_runs(wanted, out, {"active_only": True}, stop_on_empty_page=False)
+            busy = not await self._list_runs(wanted, out, {"active_only": True}, stop_on_empty_page=False,
+                                             between_pages=self._ends_at_halfway)
             if busy:  # others' runs fill the listing: per run is cheaper for a while
                 self._listing_skips = LISTING_SKIPS
         if not busy and len(ids) - len(out) >= 2:  # ended while the round listed: they head the listing now
@@ -336,16 +339,27 @@ class DatabricksJobClient(JobClient):
             out.update(await super().astatuses(rest))
         return out
 
+    async def _ends_at_halfway(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception]) -> None:
+        """Between two active-listing pages: once half the hub's round has passed, list the completed runs."""
+        from durable_jobs.triggers.pacing import halfway
+
+        if halfway():
+            await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
+
     async def _list_runs(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception],
-                         params: Mapping[str, Any], *, stop_on_empty_page: bool) -> bool:
-        """Page through one listing, adding the watched runs it shows to ``out``; False when it stopped
-        because its pages outnumbered the watched runs they showed."""
+                         params: Mapping[str, Any], *, stop_on_empty_page: bool,
+                         between_pages: Callable[..., Awaitable[None]] | None = None) -> bool:
+        """Page through one listing, adding the watched runs it shows to ``out`` (an end replaces an active
+        status an earlier page gave); False when it stopped because its pages outnumbered the watched runs
+        they showed. ``between_pages(wanted, out)`` runs before each page after the first."""
         from durable_jobs.triggers.early import report_end
         from durable_jobs.triggers.pacing import pace_call
 
         hook = await self._async_hook()
         pages, found, token = 0, 0, None
         while True:
+            if pages and between_pages is not None:
+                await between_pages(wanted, out)
             await pace_call()
             query: dict[str, Any] = {**params, "limit": LIST_PAGE}
             if token:
@@ -355,10 +369,14 @@ class DatabricksJobClient(JobClient):
             shown = 0
             for run in reply.get("runs") or []:
                 job_id = wanted.get(str(run.get("run_id")))
-                if job_id is not None and job_id not in out:
-                    out[job_id] = status = self._to_status(run)
-                    report_end(job_id, status)
-                    shown += 1
+                if job_id is None or _ended(out.get(job_id)):
+                    continue
+                status = self._to_status(run)
+                if job_id in out and not status.is_terminal:
+                    continue
+                out[job_id] = status
+                report_end(job_id, status)
+                shown += 1
             found += shown
             token = reply.get("next_page_token")
             if len(out) == len(wanted) or not (reply.get("has_more") and token):
@@ -382,6 +400,10 @@ class DatabricksJobClient(JobClient):
 
     def url(self, job_id: Any) -> str | None:
         return self.hook.get_run_page_url(job_id)
+
+
+def _ended(status: JobStatus | Exception | None) -> bool:
+    return isinstance(status, JobStatus) and status.is_terminal
 
 
 def _number(value: Any) -> Any:

@@ -40,9 +40,9 @@ from durable_jobs.triggers.pacing import Pacer, paced
 
 log = logging.getLogger(__name__)
 
-#: Share of the interval a round's calls are spread over: wider smooths the load, narrower ends the round
-#: (and so tells a trigger its job ended) sooner.
-SPREAD = 0.5
+#: Share of the interval a round's calls are spread over. The whole of it: the load is even, and ends are not
+#: heard later for it (a round's first call reads the ends, and a client reports each end as it reads it).
+SPREAD = 1.0
 #: Rounds polled per job after batching cost more than per-job polling, before batching is tried again.
 PER_JOB_ROUNDS = 10
 MAX_BACKOFF = 60.0

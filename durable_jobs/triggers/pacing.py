@@ -28,24 +28,40 @@ class Pacer:
         self.budget = float(budget)
         self.clock = clock
         self.calls = 0
-        self._expected = 0
         self._spread_spacing = 0.0
-        self._round_calls = 0
+        self._round_started, self._window, self._halfway_told = clock(), 0.0, True
+        self._fit_calls, self._fit_spacing = 0, 0.0
         self._next = 0.0
         self._lock = asyncio.Lock()
 
     def spread(self, expected_calls: int, window: float) -> None:
-        """Spread the next ``expected_calls`` requests over ``window`` seconds; requests beyond them (a round
-        that needs more than the last one did) go at the budget's pace."""
-        self._expected = max(0, expected_calls)
+        """Space the next requests ``window / expected_calls`` apart (never closer than the budget allows).
+        Requests beyond ``expected_calls`` (a round that needs more than the last one did) keep that spacing:
+        the round runs over a little and the next one starts late, rather than a burst at the round's end."""
         self._spread_spacing = window / expected_calls if expected_calls > 0 else 0.0
-        self._round_calls = 0
+        self._round_started, self._window, self._halfway_told = self.clock(), window, False
+        self._fit_calls = 0
+
+    def expect(self, calls: int) -> None:
+        """The next ``calls`` requests are known to come (one status call for each of many jobs): if the round's
+        spacing would carry them past its window, they go closer together, so as to end within it (at the
+        budget's pace once the window is over) — a round that finds fifty ended jobs to read must not take fifty
+        spacings."""
+        left = max(0.0, self._round_started + self._window - self.clock())
+        self._fit_calls = max(0, calls)
+        self._fit_spacing = left / calls if calls > 0 else 0.0
+
+    def past_halfway(self) -> bool:
+        """True once a round, on the first ask after half its window has passed (see :func:`halfway`)."""
+        if self._halfway_told or self.clock() - self._round_started < self._window / 2:
+            return False
+        self._halfway_told = True
+        return True
 
     @property
     def spacing(self) -> float:
-        if self._round_calls < self._expected:
-            return max(1.0 / self.budget, self._spread_spacing)
-        return 1.0 / self.budget
+        spacing = min(self._spread_spacing, self._fit_spacing) if self._fit_calls > 0 else self._spread_spacing
+        return max(1.0 / self.budget, spacing)
 
     def hold_off(self, seconds: float) -> None:
         """The vendor said Retry-After ``seconds``: no request of this connection before then."""
@@ -57,8 +73,8 @@ class Pacer:
             if delay > 0:
                 await asyncio.sleep(delay)
             self._next = max(self._next, self.clock()) + self.spacing
+            self._fit_calls = max(0, self._fit_calls - 1)
             self.calls += 1
-            self._round_calls += 1
 
 
 async def pace_call() -> None:
@@ -66,6 +82,22 @@ async def pace_call() -> None:
     pacer = _CURRENT.get()
     if pacer is not None:
         await pacer.wait()
+
+
+def expect(calls: int) -> None:
+    """Before ``calls`` requests a client is about to make (one per job): see :meth:`Pacer.expect`. Nothing
+    outside a hub."""
+    pacer = _CURRENT.get()
+    if pacer is not None:
+        pacer.expect(calls)
+
+
+def halfway() -> bool:
+    """True once in a hub's round, when half of it has passed: a client whose round is long (many listing
+    pages spread over the interval) reads the jobs that ended once more there, so an end waits half an
+    interval at most instead of a whole one. False outside a hub."""
+    pacer = _CURRENT.get()
+    return pacer is not None and pacer.past_halfway()
 
 
 @contextmanager

@@ -11,6 +11,7 @@ stays down until the task ends, so the retry can only land on the other worker; 
 
 from __future__ import annotations
 
+import datetime as dt
 import signal
 import time
 import traceback
@@ -27,6 +28,7 @@ from crash_bigquery import w2 as bq_w2
 from crash_bigquery import w3 as bq_w3
 from crash_scenarios import (
     GET,
+    HUB_LINE,
     SIGTERM_GRACE,
     SUBMIT,
     AwsCellRun,
@@ -42,7 +44,7 @@ from crash_scenarios import (
     violations,
 )
 from crash_stack import wait_for
-from scale_stack import WORKERS, ScaleStack
+from scale_stack import TRIGGERERS, WORKERS, ScaleStack
 
 
 class ScaleRun:
@@ -383,20 +385,7 @@ def triggerer_kill_fan_out(run: FanOutRun) -> None:
     """``fan_out`` deferred jobs spread over both triggerers; the busier one SIGKILLed, its triggers move to the
     other (up to its capacity), then it is started again and takes the rest; then every job ends."""
     stack: ScaleStack = run.stack
-    run.freeze()
-    run.trigger()
-
-    def all_deferred():
-        tis = run.tis()
-        ok = len(tis) == run.n and all(t["state"] == "deferred" and (t.get("trigger") or {}).get("triggerer_id")
-                                       for t in tis)
-        return tis if ok else None
-
-    tis = run.wait(f"all {run.n} tasks deferred, their triggers assigned", all_deferred, 900, 2.0)
-    spread = _spread(tis)
-    if len(spread) < 2:
-        raise StackError(f"the triggers are not spread over both triggerers: {spread}")
-    run.proof(f"{run.n} tasks deferred: " + ", ".join(f"{n} on triggerer job {j}" for j, n in spread.items()))
+    spread = _deferred_over_both_triggerers(run)
     victim_job = max(spread, key=lambda j: spread[j])
     jobs = {j["id"]: j for j in stack.triggerer_jobs()}
     victim = stack.triggerer_named(jobs, victim_job)
@@ -417,6 +406,29 @@ def triggerer_kill_fan_out(run: FanOutRun) -> None:
              lambda: (lambda s: victim_job not in s and sum(s.values()) == run.n)(_spread(run.tis())), 180, 1.0)
     final = _spread(run.tis())
     run.note("after the restart: " + ", ".join(f"{n} on job {j}" for j, n in final.items()))
+    _every_job_ends_with_one_event(run, stack)
+
+
+def _deferred_over_both_triggerers(run: FanOutRun) -> dict[int, int]:
+    """Freeze the runs, trigger the DAG, wait for every task deferred: triggerer job -> its triggers."""
+    run.freeze()
+    run.trigger()
+
+    def all_deferred():
+        tis = run.tis()
+        ok = len(tis) == run.n and all(t["state"] == "deferred" and (t.get("trigger") or {}).get("triggerer_id")
+                                       for t in tis)
+        return tis if ok else None
+
+    spread = _spread(run.wait(f"all {run.n} tasks deferred, their triggers assigned", all_deferred, 900, 2.0))
+    if len(spread) < 2:
+        raise StackError(f"the triggers are not spread over both triggerers: {spread}")
+    run.proof(f"{run.n} tasks deferred: " + ", ".join(f"{n} on triggerer job {j}" for j, n in spread.items()))
+    return spread
+
+
+def _every_job_ends_with_one_event(run: FanOutRun, stack: ScaleStack) -> None:
+    """Let every run end; each task's trigger fired exactly one event (a deviation otherwise)."""
     run.thaw()
     run.finish()
     fired = stack.trigger_events(run.cell.dag_id)
@@ -428,6 +440,76 @@ def triggerer_kill_fan_out(run: FanOutRun) -> None:
         run.deviations.append(f"duplicate trigger events: {dupes}")
     if missing:
         run.deviations.append(f"{missing} tasks never had a trigger event")
+
+
+def triggerer_stop_fan_out_hub(run: FanOutRun) -> None:
+    """``fan_out`` deferred jobs over both triggerers, each running the shared poller (``[durable_jobs]
+    shared_poller``); the busier one SIGSTOPped until its triggers move to the other (up to its capacity),
+    then SIGCONT: it finds the moved triggers gone and takes the rest back; then every job ends. Proven through
+    the hub by every task's trigger log line "through the shared poller of its connection"."""
+    stack: ScaleStack = run.stack
+    restarted = time.time()
+    stack.share_poller()
+
+    def both_up() -> set[str] | None:  # a triggerer job of each name started since (a SIGKILLed one stays "running")
+        names = {j.get("hostname") for j in stack.triggerer_jobs() if _epoch(j.get("start_date")) > restarted}
+        return names if len(names & set(TRIGGERERS)) == len(TRIGGERERS) else None
+
+    run.wait("both triggerers restarted with the shared poller on", both_up, 120, 1.0)
+    run.note("both triggerers restarted with [durable_jobs] shared_poller on")
+    try:
+        _stop_the_busier_triggerer(run, stack)
+    finally:
+        stack.triggerer_env = {}
+        for name in [n for n in stack.procs if n.startswith("triggerer")]:
+            stack.procs[name].stop(grace=8)
+            stack.start_triggerer(name)
+        run.note("both triggerers restarted with the shared poller off again (for the cells after this one)")
+
+
+def _stop_the_busier_triggerer(run: FanOutRun, stack: ScaleStack) -> None:
+    spread = _deferred_over_both_triggerers(run)
+    hubbed = run.wait(f"every task's trigger log to say '{HUB_LINE}'",
+                      lambda: (lambda h: h if len(h) == run.n else None)(_tasks_saying(stack, run, HUB_LINE)),
+                      120, 2.0)
+    run.proof(f"{len(hubbed)} of {run.n} trigger logs say they watch their run '{HUB_LINE}'")
+    victim_job = max(spread, key=lambda j: spread[j])
+    victim = stack.triggerer_named({j["id"]: j for j in stack.triggerer_jobs()}, victim_job)
+    tree = process_tree_of(stack.procs[victim].pid)
+    for proc in tree:
+        proc.suspend()
+    run.proof(f"SIGSTOP {victim} (job {victim_job}, {spread[victim_job]} triggers, {len(tree)} processes)")
+    survivor = next(j for j in spread if j != victim_job)
+    try:
+        moved = run.wait("the stopped triggerer's triggers moving to the other",
+                         lambda: (lambda s: s if s.get(survivor, 0) > spread[survivor] else None)(_spread(run.tis())),
+                         120, 1.0)
+        run.proof(f"{moved[survivor] - spread[survivor]} triggers moved to triggerer job {survivor} "
+                  f"(it now runs {moved[survivor]})")
+    finally:
+        for proc in tree:
+            try:
+                proc.resume()
+            except psutil.NoSuchProcess:
+                pass
+    run.proof(f"SIGCONT {victim}")
+    run.wait("every trigger assigned to a triggerer again",
+             lambda: (lambda s: sum(s.values()) == run.n)(_spread(run.tis())), 180, 1.0)
+    final = _spread(run.tis())
+    run.note("after the SIGCONT: " + ", ".join(f"{n} on job {j}" for j, n in final.items()))
+    _every_job_ends_with_one_event(run, stack)
+
+
+def _epoch(iso: str | None) -> float:
+    return dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() if iso else 0.0
+
+
+def _tasks_saying(stack: ScaleStack, run: FanOutRun, text: str) -> set[str]:
+    """The tasks of the cell's DAG whose trigger log (any triggerer, any attempt) holds ``text``."""
+    base = stack.home / "logs" / f"dag_id={run.cell.dag_id}"
+    return {path.parent.name.removeprefix("task_id=")
+            for path in base.glob("run_id=*/task_id=*/attempt=*.log.trigger.*.log")
+            if text in path.read_text(errors="replace")}
 
 
 def _spread(tis: list[dict[str, Any]]) -> dict[int, int]:
@@ -454,6 +536,11 @@ SCALE_SCENARIOS += [
              "then restarted: every job reported once, no duplicate event, no cancel",
              {"deferrable": triggerer_kill_fan_out}, expect_runs=FAN_OUT, expect_min_try=1, expect_max_try=1,
              task={"fan_out": FAN_OUT, "poll_seconds": 5}),
+    Scenario(f"SCALE-TRIGGER-STOP-{FAN_OUT}-HUB", f"{FAN_OUT} deferred jobs over two triggerers running the "
+             "shared poller; the busier one SIGSTOPped until its triggers move, then SIGCONT: every job reported "
+             "once, no duplicate event, no cancel",
+             {"deferrable": triggerer_stop_fan_out_hub}, expect_runs=FAN_OUT, expect_min_try=1, expect_max_try=1,
+             task={"fan_out": FAN_OUT, "poll_seconds": 5}, operators=("ours",)),
     Scenario("SCALE-PG-RESTART", "Postgres SIGKILLed while the job id's state-store write is in flight, then "
              "restarted: the try fails or retries, never submits twice",
              {"sync": pg_restart_in_write}, expect_min_try=1),

@@ -339,7 +339,8 @@ class ScaleStack(AirflowStack):
         old = self.procs.pop(name, None)
         if old is not None:
             self.retired.append(old)
-        env = {**self.env, "DJ_WORKER_NAME": name, "AIRFLOW__CORE__HOSTNAME_CALLABLE": "dj_worker_name.hostname"}
+        env = {**self.env, **self.triggerer_env, "DJ_WORKER_NAME": name,
+               "AIRFLOW__CORE__HOSTNAME_CALLABLE": "dj_worker_name.hostname"}
         proc = Managed(name, [AIRFLOW, "triggerer", "--skip-serve-logs"], env, self.log_dir)
         self.procs[name] = proc
         return proc

@@ -62,7 +62,7 @@ async def each_next_then_close(subs) -> list:
     return got
 
 
-def hand_driven(ids, interval: float = 10.0):
+def hand_driven(ids, interval: float = 2.0):
     """Subscriptions for ``ids`` and their hub, its own polling task stopped: the test drives the rounds."""
     subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, interval) for i in ids]
     subs[0].hub._task.cancel()
@@ -102,7 +102,8 @@ def test_many_triggers_share_one_client_and_few_calls(databricks_conn_env):
     rounds = seen_hubs[0].rounds
     per_job_would = sum(1 for _ in range(rounds)) * 30  # an upper bound of what 30 triggers would ask
     assert c["jobs/runs/get"] <= rounds, c  # a round watching 1 run asks for it alone
-    assert c["jobs/runs/list"] <= 3 * rounds, c
+    # a round: the completed page, two active pages, the completed page once more at its halfway
+    assert c["jobs/runs/list"] <= 4 * rounds, c
     assert c["jobs/runs/get"] + c["jobs/runs/list"] < per_job_would / 3, (c, rounds)
 
 
@@ -116,7 +117,7 @@ def test_foreign_active_runs_make_the_hub_poll_per_job(databricks_conn_env):
 
     async def main():
         table = hubs()
-        sub = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 10.0) for i in ours]
+        sub = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, 2.0) for i in ours]
         the_hub = table[hub_key(CLIENT.classpath(), CLIENT.serialize())]
         the_hub._task.cancel()  # drive the rounds by hand
         before = dict(calls(databricks_conn_env))
@@ -177,7 +178,7 @@ def test_runs_that_end_while_the_round_lists_are_read_from_the_completed_listing
     async def main():
         subs, the_hub = hand_driven(ids)
         before = dict(calls(databricks_conn_env))
-        round_ = asyncio.create_task(the_hub.poll_once())  # its 3 calls spread 1 s apart (5 expected over 5 s)
+        round_ = asyncio.create_task(the_hub.poll_once())  # 2 calls expected over its 2 s: 1 s apart
         while calls(databricks_conn_env).get("jobs/runs/list", 0) - before.get("jobs/runs/list", 0) < 1:
             await asyncio.sleep(0.01)
         databricks_conn_env.advance(20)  # every run ends before the active page is read
@@ -189,6 +190,75 @@ def test_runs_that_end_while_the_round_lists_are_read_from_the_completed_listing
 
     assert [g.state for g in got] == ["TERMINATED:SUCCESS"] * 5, got
     assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get", 0) == 0, spent
+
+
+def test_a_run_that_ends_mid_round_is_heard_at_the_rounds_halfway(databricks_conn_env):
+    """60 runs, so a round reads the completed page and three active pages, spread over its interval. One run
+    ends after the first active page (the emulator's clock is stepped there): the completed runs are listed
+    again once half the round has passed, so its trigger hears of it then, before the last active page is
+    asked, instead of after it."""
+    databricks_conn_env.configure(speed=0, pending_seconds=0.0, outcomes=[{"outcome": "FAILED",
+                                  "running_seconds": 5}] + [{"outcome": "SUCCESS", "running_seconds": 60}] * 59)
+    ids = submit(60)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, interval=2.0)  # 4 calls expected: 0.5 s apart
+        before = dict(calls(databricks_conn_env))
+        round_ = asyncio.create_task(the_hub.poll_once())
+        while spent_since(databricks_conn_env, before).get("jobs/runs/list", 0) < 2:
+            await asyncio.sleep(0.01)
+        databricks_conn_env.advance(6)  # the first run ends after the first active page
+        ended = await subs[0].next()
+        then, round_over_then = spent_since(databricks_conn_env, before), round_.done()
+        await round_
+        others = await each_next_then_close(subs[1:])
+        await subs[0].close()
+        return ended, then, round_over_then, others, spent_since(databricks_conn_env, before)
+
+    ended, then, round_over_then, others, spent = asyncio.run(main())
+
+    assert isinstance(ended, JobStatus) and ended.state == "TERMINATED:FAILED", ended
+    # completed, active 1, active 2, completed again at the halfway; active 3 not yet asked, no get
+    assert then["jobs/runs/list"] == 4 and then.get("jobs/runs/get", 0) == 0 and not round_over_then, then
+    assert spent["jobs/runs/list"] == 5, spent
+    assert all(isinstance(o, JobStatus) and o.phase is JobPhase.ACTIVE for o in others), others
+
+
+def test_calls_beyond_what_a_round_expected_keep_its_spacing():
+    """The pacer spreads 2 expected calls over 0.4 s: two more calls than expected keep the 0.2 s spacing (the
+    round runs over) instead of following at the budget's pace in a burst."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    async def main():
+        pacer = Pacer(budget=1000)
+        pacer.spread(2, 0.4)
+        t0 = time.monotonic()
+        for _ in range(4):
+            await pacer.wait()
+        return time.monotonic() - t0
+
+    took = asyncio.run(main())
+
+    assert took >= 0.55, took  # 3 gaps of 0.2 s; at the budget's pace the last two would take 2 ms
+
+
+def test_many_calls_a_client_expects_end_within_the_round():
+    """The pacer planned 2 calls over 1 s; a client then says 10 more come (one get per ended job): they fit in
+    what is left of the round's window instead of taking ten 0.5 s spacings."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    async def main():
+        pacer = Pacer(budget=1000)
+        pacer.spread(2, 1.0)
+        t0 = time.monotonic()
+        pacer.expect(10)
+        for _ in range(10):
+            await pacer.wait()
+        return time.monotonic() - t0
+
+    took = asyncio.run(main())
+
+    assert 0.7 <= took < 1.5, took  # 9 gaps of 0.1 s; at the round's spacing they would take 4.5 s
 
 
 def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_env):
