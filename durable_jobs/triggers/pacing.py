@@ -44,10 +44,10 @@ class Pacer:
 
     def expect(self, calls: int) -> None:
         """The next ``calls`` requests are known to come (one status call for each of many jobs): if the round's
-        spacing would carry them past its window, they go closer together, so as to end within it (at the
-        budget's pace once the window is over) — a round that finds fifty ended jobs to read must not take fifty
-        spacings."""
-        left = max(0.0, self._round_started + self._window - self.clock())
+        spacing would carry them past what is left of its window — or past half a window, when less is left —
+        they go closer together, so as to end there: a round that finds fifty ended jobs to read does not take
+        fifty spacings, and a few gets at a round's end do not go out in a burst."""
+        left = max(self._round_started + self._window - self.clock(), self._window / 2)
         self._fit_calls = max(0, calls)
         self._fit_spacing = left / calls if calls > 0 else 0.0
 

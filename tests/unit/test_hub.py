@@ -244,7 +244,8 @@ def test_calls_beyond_what_a_round_expected_keep_its_spacing():
 
 def test_many_calls_a_client_expects_end_within_the_round():
     """The pacer planned 2 calls over 1 s; a client then says 10 more come (one get per ended job): they fit in
-    what is left of the round's window instead of taking ten 0.5 s spacings."""
+    what is left of the round's window instead of taking ten 0.5 s spacings (and, past its window, in half a
+    window: not in a burst)."""
     from durable_jobs.triggers.pacing import Pacer
 
     async def main():
@@ -259,6 +260,26 @@ def test_many_calls_a_client_expects_end_within_the_round():
     took = asyncio.run(main())
 
     assert 0.7 <= took < 1.5, took  # 9 gaps of 0.1 s; at the round's spacing they would take 4.5 s
+
+
+def test_known_calls_past_the_rounds_window_take_half_a_window_not_a_burst():
+    """The round's 1 s window is over when a client says 5 more calls come: they are spread over half a
+    window (0.1 s apart), not sent at the budget's pace."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    async def main():
+        pacer = Pacer(budget=1000)
+        pacer.spread(1, 1.0)
+        await asyncio.sleep(1.1)
+        pacer.expect(5)
+        t0 = time.monotonic()
+        for _ in range(5):
+            await pacer.wait()
+        return time.monotonic() - t0
+
+    took = asyncio.run(main())
+
+    assert 0.35 <= took < 1.0, took  # 4 gaps of 0.1 s; at the budget's pace, 4 ms
 
 
 def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_env):
