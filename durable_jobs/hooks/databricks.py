@@ -310,7 +310,7 @@ class DatabricksJobClient(JobClient):
            reported at once (``report_end``: its trigger hears of it on the round's first call, not its last);
         2. the *active* runs, for the watched runs step 1 did not show; under the shared poller, whose round
            spreads these pages over the whole interval, the completed runs are listed once more when half the
-           round has passed (``pacing.halfway``), so a run's end waits half an interval at most;
+           round has passed (``pacing.halfway``), so a run's end waits about half an interval;
         3. the completed runs again when two or more watched runs are still unaccounted for (they ended while
            the round listed: they head the listing now);
         4. one ``runs/get`` for each watched run no listing showed (it ended earlier, the order differs, or a

@@ -94,8 +94,8 @@ def expect(calls: int) -> None:
 
 def halfway() -> bool:
     """True once in a hub's round, when half of it has passed: a client whose round is long (many listing
-    pages spread over the interval) reads the jobs that ended once more there, so an end waits half an
-    interval at most instead of a whole one. False outside a hub."""
+    pages spread over the interval) reads the jobs that ended once more there, so an end waits about half an
+    interval instead of a whole one. False outside a hub."""
     pacer = _CURRENT.get()
     return pacer is not None and pacer.past_halfway()
 

@@ -475,6 +475,7 @@ def _stop_the_busier_triggerer(run: FanOutRun, stack: ScaleStack) -> None:
     run.proof(f"{len(hubbed)} of {run.n} trigger logs say they watch their run '{HUB_LINE}'")
     victim_job = max(spread, key=lambda j: spread[j])
     victim = stack.triggerer_named({j["id"]: j for j in stack.triggerer_jobs()}, victim_job)
+    on_victim = {t["task_id"] for t in run.tis() if (t.get("trigger") or {}).get("triggerer_id") == victim_job}
     tree = process_tree_of(stack.procs[victim].pid)
     for proc in tree:
         proc.suspend()
@@ -492,12 +493,35 @@ def _stop_the_busier_triggerer(run: FanOutRun, stack: ScaleStack) -> None:
                 proc.resume()
             except psutil.NoSuchProcess:
                 pass
+    resumed_at = time.time()
     run.proof(f"SIGCONT {victim}")
     run.wait("every trigger assigned to a triggerer again",
              lambda: (lambda s: sum(s.values()) == run.n)(_spread(run.tis())), 180, 1.0)
-    final = _spread(run.tis())
+    tis = run.tis()
+    final = _spread(tis)
     run.note("after the SIGCONT: " + ", ".join(f"{n} on job {j}" for j, n in final.items()))
+    # The resumed triggerer still runs its moved triggers until its next sync with the database. As TRIGGER-MOVE
+    # waits for its moved copy, the runs end only once the resumed triggerer runs no more than its own share: it
+    # says how many it runs once a minute ("N triggers currently running"; no per-trigger line for the copies it
+    # drops), so each job's end has one trigger left to report it.
+    moved = on_victim & {t["task_id"] for t in tis if (t.get("trigger") or {}).get("triggerer_id") != victim_job}
+    own = final.get(victim_job, 0)
+    running = run.wait(f"{victim} to drop its copies of the {len(moved)} moved triggers (to run {own})",
+                       lambda: _running_since(stack, victim, resumed_at, own), 150, 2.0)
+    run.proof(f"{victim} after the SIGCONT: '{running} triggers currently running' ({len(moved)} moved away)")
     _every_job_ends_with_one_event(run, stack)
+
+
+def _running_since(stack: ScaleStack, name: str, since: float, at_most: int) -> int | None:
+    """The trigger count triggerer ``name`` last logged after ``since``, once it is ``at_most`` or fewer."""
+    for line in reversed(stack.procs[name].log_path.read_text(errors="replace").splitlines()):
+        if "triggers currently running" not in line:
+            continue
+        if _epoch(line.split(" ", 1)[0]) <= since:
+            return None
+        count = int(line.split("[info", 1)[1].split("]", 1)[1].split()[0])
+        return count if count <= at_most else None
+    return None
 
 
 def _epoch(iso: str | None) -> float:

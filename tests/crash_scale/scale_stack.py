@@ -367,11 +367,12 @@ class ScaleStack(AirflowStack):
                 counts[task] = counts.get(task, 0) + fired
         # The trigger's own file sometimes misses its last lines (crash_scenarios.wait_trigger_ended saw it too):
         # the line is then in the triggerer's output. Per task, the larger of the two counts (never their sum).
+        # A triggerer started again under its name appends to the same file as the one it replaced (retired):
+        # each file is read once, or every line it holds would count twice.
         said: dict[str, int] = {}
-        for proc in [*self.procs.values(), *self.retired]:
-            if proc.name not in TRIGGERERS:
-                continue
-            for line in proc.log_path.read_text(errors="replace").splitlines():
+        paths = {proc.log_path for proc in [*self.procs.values(), *self.retired] if proc.name in TRIGGERERS}
+        for path in sorted(paths):
+            for line in path.read_text(errors="replace").splitlines():
                 if "Trigger fired event" in line and f"{dag_id}/" in line:
                     task = line.split(f"{dag_id}/", 1)[1].split("/")[1]
                     said[task] = said.get(task, 0) + 1
