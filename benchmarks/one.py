@@ -68,7 +68,7 @@ def make_trigger(vendor: str, impl: str, job_id: Any, interval: float) -> Any:
 
         # What the official DatabricksSubmitRunOperator(deferrable=True) defers with (its default retries).
         return DatabricksExecutionTrigger(run_id=job_id, databricks_conn_id="databricks_default",
-                                          polling_period_seconds=interval, retry_limit=3, retry_delay=1)
+                                          polling_period_seconds=int(interval), retry_limit=3, retry_delay=1)
     else:
         from durable_jobs.hooks.databricks import DatabricksJobClient
 

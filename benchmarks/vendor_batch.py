@@ -21,10 +21,11 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
+
+from benchmarks.counting import RequestCounter
 
 STATUS_ROUTES = ("/v1/describejobs",)
 #: job-name prefix (before the first "-") -> (seconds running after its submit, "SUCCEEDED" | "FAILED")
@@ -35,35 +36,20 @@ class Limited:
     """A WSGI middleware in front of moto: counts every API request, answers 429 past the limit."""
 
     def __init__(self, app: Callable[..., Iterable[bytes]], limit: float) -> None:
-        self.app, self.limit = app, limit
-        self.lock = threading.Lock()
+        self.app = app
+        self.counter = RequestCounter(limit, STATUS_ROUTES)
         self.armed = False
-        self.per_second: Counter[int] = Counter()
-        self.status_per_second: Counter[int] = Counter()
-        self.routes: Counter[str] = Counter()
-        self.throttled: Counter[str] = Counter()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
         if path.startswith("/_bench/"):
             return self._bench(path, environ, start_response)
-        if not self.armed or path.startswith("/moto-api"):
+        if not self.armed or path.startswith("/moto-api") or not self.counter.count(path):
             return self.app(environ, start_response)
-        second = int(time.time())
-        with self.lock:
-            self.per_second[second] += 1
-            self.routes[path] += 1
-            if path in STATUS_ROUTES:
-                self.status_per_second[second] += 1
-            over = self.limit > 0 and self.per_second[second] > self.limit
-            if over:
-                self.throttled[path] += 1
-        if over:
-            body = json.dumps({"__type": "TooManyRequestsException", "message": "Too Many Requests"}).encode()
-            start_response("429 Too Many Requests", [("Content-Type", "application/json"),
-                                                     ("x-amzn-ErrorType", "TooManyRequestsException")])
-            return [body]
-        return self.app(environ, start_response)
+        body = json.dumps({"__type": "TooManyRequestsException", "message": "Too Many Requests"}).encode()
+        start_response("429 Too Many Requests", [("Content-Type", "application/json"),
+                                                 ("x-amzn-ErrorType", "TooManyRequestsException")])
+        return [body]
 
     def _bench(self, path: str, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         reply: dict[str, Any] = {}
@@ -72,16 +58,10 @@ class Limited:
             plans = json.loads(environ["wsgi.input"].read(size) or b"{}")
             PLANS.update({name: (float(secs), end) for name, (secs, end) in plans.items()})
         elif path == "/_bench/reset":
-            with self.lock:
-                self.armed = True
-                for counter in (self.per_second, self.status_per_second, self.routes, self.throttled):
-                    counter.clear()
+            self.armed = True
+            self.counter.reset()
         elif path == "/_bench/stats":
-            with self.lock:
-                reply = {"routes": {k.rsplit("/", 1)[-1]: v for k, v in self.routes.items()},
-                         "throttled": dict(self.throttled),
-                         "status_per_second": {str(k): v for k, v in sorted(self.status_per_second.items())},
-                         "per_second": {str(k): v for k, v in sorted(self.per_second.items())}}
+            reply = self.counter.stats(lambda route: route.rsplit("/", 1)[-1])
         start_response("200 OK", [("Content-Type", "application/json")])
         return [json.dumps(reply).encode()]
 
@@ -92,12 +72,12 @@ def install_plans() -> None:
     from moto.batch.models import Job
     from moto.moto_api._internal.managed_state_model import ManagedState
 
-    base = ManagedState.status
+    base: Any = ManagedState.status  # a property
 
     def planned(job: Job) -> str | None:
         plan = PLANS.get(str(job.job_name).split("-", 1)[0])
         if plan is None:
-            return base.fget(job)  # type: ignore[misc]
+            return base.fget(job)
         seconds, end = plan
         if time.time() < job.job_created_at.timestamp() + seconds:
             return "RUNNING"
@@ -108,7 +88,7 @@ def install_plans() -> None:
                 job.job_stopped_reason = "Essential container in task exited"
         return end
 
-    Job.status = property(planned, base.fset)  # type: ignore[method-assign,assignment]
+    Job.status = property(planned, base.fset)  # type: ignore[method-assign,assignment,unused-ignore]
 
 
 def main() -> None:
@@ -136,7 +116,8 @@ def main() -> None:
             self._server.serve_forever()
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    moto.server.ThreadedMotoServer = LimitedMotoServer  # type: ignore[misc] - MotoAws.start() builds this one
+    # MotoAws.start() builds the server class it finds here
+    moto.server.ThreadedMotoServer = LimitedMotoServer  # type: ignore[misc]
     env = AwsTestEnv().start()
     install_plans()
     url = env.moto.url
