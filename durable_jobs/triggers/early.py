@@ -1,7 +1,7 @@
 """News of a job's end from inside a round: the client tells the shared poller at once.
 
 The hub (``durable_jobs.triggers.hub``) hands each trigger its status when the round's ``astatuses``
-returns, and a round's calls are spread over half an interval. A job whose end the round's first call
+returns, and a round's calls are spread over the whole interval. A job whose end the round's first call
 already showed (Databricks' completed-runs listing, one ``runs/get`` of many) would wait for the last
 one. A client calls :func:`report_end` with each terminal status as it learns it; the hub delivers it to
 that job's triggers then. Outside a hub (the synchronous path, a bare ``astatuses``) it does nothing. A

@@ -62,6 +62,11 @@ async def each_next_then_close(subs) -> list:
     return got
 
 
+async def delivered(subs, timeout: float = 10.0) -> list:
+    """What each subscription received next; a round that delivered nothing to one of them fails the test."""
+    return await asyncio.wait_for(asyncio.gather(*(s.next() for s in subs)), timeout)
+
+
 def hand_driven(ids, interval: float = 2.0):
     """Subscriptions for ``ids`` and their hub, its own polling task stopped: the test drives the rounds."""
     subs = [subscribe(CLIENT.classpath(), CLIENT.serialize(), i, interval) for i in ids]
@@ -303,6 +308,77 @@ def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_e
 
     assert [g.state for g in got] == ["TERMINATED:SUCCESS"] * 3, got
     assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get") == 3, spent
+
+
+def test_a_run_that_slips_between_two_active_pages_keeps_its_status_a_round_without_a_get(databricks_conn_env):
+    """60 runs (three active pages, newest first). In the second round the two newest end right after the first
+    active page: the emulator pages by offset, so the next page starts two runs later and the two runs at the
+    old page boundary are shown by no listing. They were active a round ago: each keeps that status this round
+    (no runs/get), and the third round, whose pages do not move, shows them again."""
+    databricks_conn_env.configure(speed=0, pending_seconds=0.0, outcomes=[{"outcome": "SUCCESS",
+                                  "running_seconds": 60}] * 58 + [{"outcome": "SUCCESS", "running_seconds": 5}] * 2)
+    ids = submit(60)  # the last two submitted are the newest: the first active page's head
+
+    async def main():
+        subs, the_hub = hand_driven(ids, interval=0.4)
+        await the_hub.poll_once()
+        first = await delivered(subs)
+        before = dict(calls(databricks_conn_env))
+        round_ = asyncio.create_task(the_hub.poll_once())
+        while spent_since(databricks_conn_env, before).get("jobs/runs/list", 0) < 2:  # completed, active page 1
+            await asyncio.sleep(0.005)
+        databricks_conn_env.advance(6)  # the two newest end
+        await round_
+        second, second_spent = await delivered(subs), spent_since(databricks_conn_env, before)
+        carried = set(the_hub.client._carried)  # the window: runs the second round's listings did not show
+        before = dict(calls(databricks_conn_env))
+        await the_hub.poll_once()
+        third_spent = spent_since(databricks_conn_env, before)
+        third = await delivered(subs[:58])
+        for s in subs:
+            await s.close()
+        return first, second, second_spent, carried, third, third_spent
+
+    first, second, second_spent, carried, third, third_spent = asyncio.run(main())
+
+    assert all(f.phase is JobPhase.ACTIVE for f in first), first
+    assert [s.state for s in second[58:]] == ["TERMINATED:SUCCESS"] * 2, second[58:]
+    assert all(s.phase is JobPhase.ACTIVE for s in second[:58]), second
+    assert second_spent.get("jobs/runs/get", 0) == 0, second_spent
+    assert len(carried) == 2, "the two runs at the old page boundary were shown by no listing"
+    assert all(t.phase is JobPhase.ACTIVE for t in third), third
+    assert third_spent.get("jobs/runs/get", 0) == 0, third_spent
+
+
+def test_a_run_no_listing_shows_two_rounds_in_a_row_is_read_by_id(databricks_conn_env):
+    """Two of five runs vanish from every listing (their history expired): the round after, they keep the
+    status the last listing gave them, without a call; the round after that, each is read by its own runs/get,
+    which says it is gone."""
+    databricks_conn_env.configure(running_seconds=60, pending_seconds=0.0)
+    ids = submit(5)
+
+    async def main():
+        subs, the_hub = hand_driven(ids)
+        got, spent = [], []
+        for round_ in range(3):
+            if round_ == 1:
+                for gone in ids[:2]:
+                    databricks_conn_env.expire(gone)
+            before = dict(calls(databricks_conn_env))
+            await the_hub.poll_once()
+            spent.append(spent_since(databricks_conn_env, before))
+            got.append(await delivered(subs))
+        for s in subs:
+            await s.close()
+        return got, spent
+
+    got, spent = asyncio.run(main())
+
+    assert all(g.phase is JobPhase.ACTIVE for g in got[1]), got[1]
+    assert spent[1].get("jobs/runs/get", 0) == 0, spent[1]
+    assert [g.phase for g in got[2][:2]] == [JobPhase.MISSING] * 2, got[2]
+    assert spent[2].get("jobs/runs/get") == 2, spent[2]
+    assert all(g.phase is JobPhase.ACTIVE for g in got[2][2:]), got[2]
 
 
 def test_a_trigger_cancelled_mid_batch_leaves_and_the_others_get_their_events(databricks_conn_env):
