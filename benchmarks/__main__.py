@@ -36,7 +36,7 @@ VENDOR_LIMIT = {"databricks": 100.0, "batch": 50.0}
 
 
 def run_variant(vendor_name: str, impl: str, n: int, interval: float, limit: float,
-                lifetime: float) -> dict[str, Any]:
+                lifetime: float, foreign: int = 0) -> dict[str, Any]:
     vendor = subprocess.Popen([sys.executable, "-m", VENDOR_PROCESS[vendor_name], "--limit", str(limit)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -48,11 +48,13 @@ def run_variant(vendor_name: str, impl: str, n: int, interval: float, limit: flo
         timeout = 600 + interval * lifetime * 3
         done = subprocess.run([sys.executable, "-m", "benchmarks.one", "--vendor", vendor_name, "--impl", impl,
                                "--n", str(n),
-                               "--interval", str(interval), "--lifetime", str(lifetime), "--vendor-url", hello["url"]],
+                               "--interval", str(interval), "--lifetime", str(lifetime), "--vendor-url", hello["url"],
+                               *(["--foreign", str(foreign)] if foreign else [])],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         if done.returncode != 0 or not lines:
-            raise RuntimeError(f"{vendor_name} {impl} n={n} interval={interval} failed:\n{done.stderr[-3000:]}")
+            raise RuntimeError(f"{vendor_name} {impl} n={n} interval={interval} foreign={foreign} failed:\n"
+                               f"{done.stderr[-3000:]}")
         return {"vendor": vendor_name, **json.loads(lines[-1]), "limit": limit, "lifetime_intervals": lifetime,
                 "date": f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC"}
     finally:
@@ -69,7 +71,7 @@ def ratio(a: float, b: float) -> float:
 
 def row(official: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
     return {
-        "vendor": ours["vendor"], "n": ours["n"], "interval": ours["interval"],
+        "vendor": ours["vendor"], "n": ours["n"], "interval": ours["interval"], "foreign": shape_of(ours)[3],
         "calls_ratio": ratio(official["status_calls"], ours["status_calls"]),
         "steady_calls_ratio": ratio(official["steady_calls_per_s"] or 0, ours["steady_calls_per_s"] or 0),
         "cpu_ratio": ratio(ours["cpu_s"], official["cpu_s"]),
@@ -89,7 +91,8 @@ def print_table(results: list[dict[str, Any]], rows: list[dict[str, Any]]) -> No
             f"{'p50 s':>6} {'p95 s':>6}")
     print(head)
     for r in results:
-        print(f"{r['vendor']:10} {r['impl']:9} {r['n']:>5} {r['interval']:>4g} {r['status_calls']:>7} "
+        vendor = r["vendor"] + (f"+{r['foreign']}x" if r.get("foreign") else "")
+        print(f"{vendor:10} {r['impl']:9} {r['n']:>5} {r['interval']:>4g} {r['status_calls']:>7} "
               f"{r['status_calls_per_s']:>8} "
               f"{r['steady_calls_per_s'] if r['steady_calls_per_s'] is not None else '-':>8} "
               f"{r['throttled']:>6} {r['busiest_second']:>6} {r['mean_per_second']:>6} {r['cpu_s']:>7} "
@@ -100,7 +103,9 @@ def print_table(results: list[dict[str, Any]], rows: list[dict[str, Any]]) -> No
           "p95 job end -> event; busiest second / mean second (over a longer window where calls average < 1/s)")
     for r in rows:
         window = max(r["burst_window_ours"], r["burst_window_official"])
-        print(f"{r['vendor']:10} N={r['n']:>5} interval={r['interval']:>4g}s  calls {r['calls_ratio']:>6}x fewer "
+        foreign = f" +{r['foreign']}x foreign" if r.get("foreign") else ""
+        print(f"{r['vendor']:10} N={r['n']:>5} interval={r['interval']:>4g}s{foreign}  "
+              f"calls {r['calls_ratio']:>6}x fewer "
               f"(steady state {r['steady_calls_ratio']}x)  "
               f"cpu {r['cpu_ratio']:>5}x  mem {r['mem_ratio']:>5}x  tcp {r['ours_tcp']}/{r['official_tcp']}  "
               f"failed {r['ours_failed']}/{r['official_failed']}  p95 {r['p95_ours']}/{r['p95_official']} s  "
@@ -114,6 +119,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    results = [r for r in results if not r.get("foreign")]  # the plot is N against N: no foreign runs
     shapes = sorted({(r["vendor"], r["interval"]) for r in results})
     for ax, key, title in zip(axes, ("status_calls_per_s", "cpu_s", "peak_tcp_sockets"),
                               ("status calls / s", "triggerer CPU (s)", "open TCP sockets")):
@@ -137,17 +143,21 @@ def merged(previous: Path, results: list[dict[str, Any]]) -> list[dict[str, Any]
     this run's; each result carries its own date and lifetime."""
     if not previous.exists():
         return results
-    fresh = {(r["vendor"], r["n"], r["interval"], r["impl"]) for r in results}
-    kept = [r for r in json.loads(previous.read_text())["results"]
-            if (r.get("vendor", "databricks"), r["n"], r["interval"], r["impl"]) not in fresh]
+    fresh = {(*shape_of(r), r["impl"]) for r in results}
+    kept = [r for r in json.loads(previous.read_text())["results"] if (*shape_of(r), r["impl"]) not in fresh]
     for r in kept:
         r.setdefault("vendor", "databricks")
     return kept + results
 
 
+def shape_of(result: dict[str, Any]) -> tuple[str, int, float, int]:
+    """(vendor, N, interval, foreign runs per job): what a pair of results is measured on."""
+    return result.get("vendor", "databricks"), result["n"], result["interval"], result.get("foreign", 0)
+
+
 def pairs(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_key = {(r["vendor"], r["n"], r["interval"], r["impl"]): r for r in results}
-    shapes = sorted({k[:3] for k in by_key})
+    by_key = {(*shape_of(r), r["impl"]): r for r in results}
+    shapes = sorted({k[:4] for k in by_key})
     return [row(by_key[(*shape, "official")], by_key[(*shape, "ours")])
             for shape in shapes if (*shape, "official") in by_key and (*shape, "ours") in by_key]
 
@@ -164,10 +174,14 @@ def main() -> None:
     parser.add_argument("--plot", type=Path, default=PLOT)
     parser.add_argument("--lifetime", type=float, default=12.0,
                         help="jobs end between this many and twice as many poll intervals after their submit")
+    parser.add_argument("--foreign", type=int, default=0,
+                        help="Databricks: a workspace with this many times N others' active runs, newer than ours")
     parser.add_argument("--merge", action="store_true",
                         help="keep the results of last.json this run does not measure again")
     args = parser.parse_args()
     vendors = args.vendor or ["databricks", "batch"]
+    if args.foreign and vendors != ["databricks"]:
+        parser.error("--foreign is a Databricks shape: add --vendor databricks")
     ns = args.n or ([50, 200] if args.quick else [100, 500, 1000])
     intervals = args.interval or ([5.0] if args.quick else [5.0, 30.0])
     results = []
@@ -176,7 +190,7 @@ def main() -> None:
             for n in ns:
                 for impl in ("official", "ours"):
                     limit = VENDOR_LIMIT[vendor] if args.limit is None else args.limit
-                    results.append(run_variant(vendor, impl, n, interval, limit, args.lifetime))
+                    results.append(run_variant(vendor, impl, n, interval, limit, args.lifetime, args.foreign))
                 print(f"# done {vendor} N={n} interval={interval:g}", file=sys.stderr, flush=True)
     RESULTS.mkdir(exist_ok=True)
     last = RESULTS / "last.json"

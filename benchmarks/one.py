@@ -177,7 +177,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lifetime", type=float, default=12.0,
                         help="each job ends between this many and twice as many intervals after its submit")
+    parser.add_argument("--foreign", type=int, default=0,
+                        help="Databricks: this many times N others' runs, started after ours, active throughout")
     args = parser.parse_args()
+    if args.foreign and args.vendor != "databricks":
+        parser.error("--foreign is a Databricks shape (others' runs in the workspace's listings)")
 
     rng = random.Random(args.seed)
     # Every job ends between `lifetime` and twice as many intervals after its submit; one in ten fails.
@@ -186,6 +190,9 @@ def main() -> None:
     submit = submit_batch if args.vendor == "batch" else submit_databricks
     submitted = submit(args.vendor_url, plans)
     ends = {job_id: at + plan["seconds"] for (job_id, at), plan in zip(submitted, plans)}
+    if args.foreign:  # newer than ours: the active listing's first pages show only theirs
+        post(args.vendor_url + "/_bench/foreign", {"count": args.foreign * args.n,
+                                                   "seconds": args.interval * args.lifetime * 3})
     expected = {job_id: "FAILED" if plan["fails"] else "SUCCESS" for (job_id, _), plan in zip(submitted, plans)}
     vendor_stats(args.vendor_url, "/_bench/reset")
 
@@ -223,7 +230,7 @@ def main() -> None:
     steady = [stats["status_per_second"].get(str(t), 0) for t in range(steady_from, steady_to)]
     span = (max(by_second) - min(by_second) + 1) if by_second else 1
     print(json.dumps({
-        "impl": args.impl, "n": args.n, "interval": args.interval, "wall_s": round(wall, 1),
+        "impl": args.impl, "n": args.n, "interval": args.interval, "foreign": args.foreign, "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 2), "rss_per_job_kb": round(max(0, sampler.rss - base_rss) / args.n / 1024, 1),
         "peak_fds": sampler.fds, "base_fds": base_fds, "peak_tcp_sockets": sampler.sockets,
         "status_calls": sum(per_second), "status_calls_per_s": round(sum(per_second) / max(1.0, wall), 1),

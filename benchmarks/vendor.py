@@ -32,9 +32,28 @@ class LimitedDatabricks(DatabricksEmulator):
         if request.path == "/_bench/reset":
             self.counter.reset()
             return Response(200, {})
+        if request.path == "/_bench/foreign":
+            return Response(200, {"run_ids": self.foreign(int(request.params["count"]),
+                                                          float(request.params["seconds"]))})
         if request.path.startswith("/api/") and self.counter.count(request.path.split("/", 3)[3].rstrip("/")):
             return ApiError(429, "REQUEST_LIMIT_EXCEEDED", "Too many requests", {"Retry-After": "1"}).response()
         return super().handle(request)
+
+
+    def foreign(self, count: int, seconds: float) -> list[int]:
+        """``count`` one-time runs of someone else's, active for ``seconds``, made straight in the model (not
+        through the API, whose limit would spread their submits over many seconds): the workspace full of
+        others' active runs that the issue asks the hub to notice."""
+        app = self.app
+        with app.lock:
+            saved, app.config["outcomes"] = app.config["outcomes"], [
+                {"outcome": "SUCCESS", "pending_seconds": 0.0, "running_seconds": seconds}] * count
+            try:
+                payload = {"run_name": "foreign",
+                           "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/x"}}]}
+                return [app._create_run("jobs/runs/submit", payload, None, None).run_id for _ in range(count)]
+            finally:
+                app.config["outcomes"] = saved
 
 
 def main() -> None:
