@@ -146,8 +146,8 @@ class DatabricksJobClient(JobClient):
         self._listing_skips = 0
         #: the active status each watched run had in the last round's listings (``astatuses``)
         self._listed: dict[str, JobStatus] = {}
-        #: runs that round left unshown and answered with that status: read by id if unshown again
-        self._carried: set[str] = set()
+        #: the runs the last round's listings missed, answered with the status the round before listed
+        self.carried: set[str] = set()
 
     def serialize(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -328,7 +328,7 @@ class DatabricksJobClient(JobClient):
         ids = list(job_ids)
         if len(ids) < 2 or self._listing_skips > 0:
             self._listing_skips = max(0, self._listing_skips - 1)
-            self._listed, self._carried = {}, set()
+            self._listed, self.carried = {}, set()
             return await super().astatuses(ids)
         wanted = {str(i): i for i in ids}
         out: dict[Any, JobStatus | Exception] = {}
@@ -341,13 +341,12 @@ class DatabricksJobClient(JobClient):
                 self._listing_skips = LISTING_SKIPS
         if not busy and len(ids) - len(out) >= 2:  # ended while the round listed: they head the listing now
             await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
-        rest = self._carry(wanted, out, [i for i in ids if i not in out], busy=busy)
+        rest = self._carry(out, [i for i in ids if i not in out], busy=busy)
         if rest:
             out.update(await super().astatuses(rest))
         return out
 
-    def _carry(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception], rest: list[Any],
-               *, busy: bool) -> list[Any]:
+    def _carry(self, out: dict[Any, JobStatus | Exception], rest: list[Any], *, busy: bool) -> list[Any]:
         """The runs still to read by id, after carrying over what can wait a round.
 
         A listing is paged by a token the reference does not describe ("use next_page_token ... to list the next
@@ -355,16 +354,15 @@ class DatabricksJobClient(JobClient):
         rest up by one, and a run still active slips between two pages unshown. While many runs end that is one
         get per slipped run each round (the bench's busiest round, 500 runs every 5 s: 18 gets of 42 calls).
         Such a run was active a round ago and most likely is: it keeps that status for this round (nothing new
-        is said about it), and one unshown twice in a row is read by id. A lone run left over is read at once (one call), as are all of a
-        round whose listing stopped for others' runs."""
-        carry = [] if busy or len(rest) < 2 else [
-            i for i in rest if str(i) in self._listed and str(i) not in self._carried]
+        is said about it), and one unshown twice in a row is read by id. A lone run left over is read at once
+        (one call), as are all of a round whose listing stopped for others' runs."""
+        shown = {str(k): v for k, v in out.items() if isinstance(v, JobStatus) and not v.is_terminal}
+        carry = [] if busy or len(rest) < 2 else [i for i in rest if str(i) in self._listed]
         for job_id in carry:
             out[job_id] = self._listed[str(job_id)]
-        self._listed = {key: status for key, status in self._listed.items() if key in wanted}
-        self._listed.update((str(k), v) for k, v in out.items() if isinstance(v, JobStatus) and not v.is_terminal)
-        self._carried = {str(i) for i in carry}
-        return [i for i in rest if str(i) not in self._carried]
+        # Only what a listing showed this round can be carried next round: never a status twice, never older.
+        self._listed, self.carried = shown, {str(i) for i in carry}
+        return [i for i in rest if str(i) not in self.carried]
 
     async def _ends_at_halfway(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception]) -> None:
         """Between two active-listing pages: once half the hub's round has passed, list the completed runs."""

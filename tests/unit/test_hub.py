@@ -330,7 +330,7 @@ def test_a_run_that_slips_between_two_active_pages_keeps_its_status_a_round_with
         databricks_conn_env.advance(6)  # the two newest end
         await round_
         second, second_spent = await delivered(subs), spent_since(databricks_conn_env, before)
-        carried = set(the_hub.client._carried)  # the window: runs the second round's listings did not show
+        carried = set(the_hub.client.carried)  # the window: runs the second round's listings did not show
         before = dict(calls(databricks_conn_env))
         await the_hub.poll_once()
         third_spent = spent_since(databricks_conn_env, before)
