@@ -36,7 +36,7 @@ VENDOR_LIMIT = {"databricks": 100.0, "batch": 50.0}
 
 
 def run_variant(vendor_name: str, impl: str, n: int, interval: float, limit: float,
-                lifetime: float, foreign: int = 0) -> dict[str, Any]:
+                lifetime: float, foreign: int = 0, seed: int = 1) -> dict[str, Any]:
     vendor = subprocess.Popen([sys.executable, "-m", VENDOR_PROCESS[vendor_name], "--limit", str(limit)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -49,13 +49,14 @@ def run_variant(vendor_name: str, impl: str, n: int, interval: float, limit: flo
         done = subprocess.run([sys.executable, "-m", "benchmarks.one", "--vendor", vendor_name, "--impl", impl,
                                "--n", str(n),
                                "--interval", str(interval), "--lifetime", str(lifetime), "--vendor-url", hello["url"],
-                               *(["--foreign", str(foreign)] if foreign else [])],
+                               "--seed", str(seed), *(["--foreign", str(foreign)] if foreign else [])],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         if done.returncode != 0 or not lines:
             raise RuntimeError(f"{vendor_name} {impl} n={n} interval={interval} foreign={foreign} failed:\n"
                                f"{done.stderr[-3000:]}")
         return {"vendor": vendor_name, **json.loads(lines[-1]), "limit": limit, "lifetime_intervals": lifetime,
+                "seed": seed,
                 "date": f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC"}
     finally:
         vendor.send_signal(signal.SIGTERM)
@@ -176,6 +177,7 @@ def main() -> None:
                         help="jobs end between this many and twice as many poll intervals after their submit")
     parser.add_argument("--foreign", type=int, default=0,
                         help="Databricks: a workspace with this many times N others' active runs, newer than ours")
+    parser.add_argument("--seed", type=int, default=1, help="the jobs' lifetimes and outcomes (one.py --seed)")
     parser.add_argument("--merge", action="store_true",
                         help="keep the results of last.json this run does not measure again")
     args = parser.parse_args()
@@ -190,7 +192,8 @@ def main() -> None:
             for n in ns:
                 for impl in ("official", "ours"):
                     limit = VENDOR_LIMIT[vendor] if args.limit is None else args.limit
-                    results.append(run_variant(vendor, impl, n, interval, limit, args.lifetime, args.foreign))
+                    results.append(run_variant(vendor, impl, n, interval, limit, args.lifetime, args.foreign,
+                                               args.seed))
                 print(f"# done {vendor} N={n} interval={interval:g}", file=sys.stderr, flush=True)
     RESULTS.mkdir(exist_ok=True)
     last = RESULTS / "last.json"
