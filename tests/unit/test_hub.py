@@ -106,10 +106,10 @@ def test_many_triggers_share_one_client_and_few_calls(databricks_conn_env):
     c = calls(databricks_conn_env)
     rounds = seen_hubs[0].rounds
     per_job_would = sum(1 for _ in range(rounds)) * 30  # an upper bound of what 30 triggers would ask
-    assert c["jobs/runs/get"] <= rounds, c  # a round watching 1 run asks for it alone
+    assert c.get("jobs/runs/get", 0) <= rounds, c  # a round watching 1 run asks for it alone
     # a round: the completed page, two active pages, the completed page once more at its halfway
     assert c["jobs/runs/list"] <= 4 * rounds, c
-    assert c["jobs/runs/get"] + c["jobs/runs/list"] < per_job_would / 3, (c, rounds)
+    assert c.get("jobs/runs/get", 0) + c["jobs/runs/list"] < per_job_would / 3, (c, rounds)
 
 
 def test_foreign_active_runs_make_the_hub_poll_per_job(databricks_conn_env):
