@@ -141,7 +141,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 
 def merged(previous: Path, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``--merge``: the earlier results this run did not measure again (by vendor, N, interval, impl), then
-    this run's; each result carries its own date and lifetime."""
+    this run's; each result carries its own date, lifetime and seed."""
     if not previous.exists():
         return results
     fresh = {(*shape_of(r), r["impl"]) for r in results}

@@ -318,9 +318,8 @@ class DatabricksJobClient(JobClient):
         3. the completed runs again when two or more watched runs are still unaccounted for (they ended while
            the round listed: they head the listing now);
         4. one ``runs/get`` for each watched run no listing showed (it ended earlier, the order differs, or a
-           listing stopped) — except, when two or more are left, a run the last round's listing showed active and
-           did not have to carry: it keeps that status one round more (``_carry``), and is read by id only if
-           the next round's listings miss it too.
+           listing stopped) — except, when two or more are left, a run the last round's listing showed active:
+           it keeps that status one round more (``_carry``), and is read by id if the next round misses it too.
         A listing stops as soon as its pages outnumber the watched runs they showed (a workspace busy with
         others' runs), and a busy active listing makes the next rounds read run by run, so a round never costs
         more than one get per run plus a page of each listing. Step 4 makes the result right whatever order

@@ -36,11 +36,11 @@ OPERATORS = ("ours", "official")
 RAW_KEY = "databricks_run_id"
 SUBMIT = "jobs/runs/submit"
 GET = "jobs/runs/get"
-#: The last line of a JobTrigger.on_kill that leaves the job alone (durable_jobs/triggers/job.py, _kill)
-KEPT_LINES = ("leaving the job running for the retry", "the task owns the job; nothing to cancel")
 GET_OUTPUT = "jobs/runs/get-output"
 #: the shared poller's status calls for Databricks runs (durable_jobs.triggers.hub: one listing for many runs)
 LIST = "jobs/runs/list"
+#: The last line of a JobTrigger.on_kill that leaves the job alone (durable_jobs/triggers/job.py, _kill)
+KEPT_LINES = ("leaving the job running for the retry", "the task owns the job; nothing to cancel")
 TERMINAL = ("success", "failed")
 #: kubelet's grace period between SIGTERM and SIGKILL, shortened for the test.
 SIGTERM_GRACE = 4.0
