@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
+from durable_jobs.hooks.aws_base import DEFAULT_CONSISTENCY_SECONDS
 from durable_jobs.hooks.aws_glue import KEY_ARGUMENT
 
 from . import driver, store
@@ -82,7 +83,9 @@ def test_throttled_polling_is_retried_without_resubmitting(aws, dags):
 
 @pytest.mark.parametrize("dag_name", ["glue_sync", "glue_deferrable"])
 def test_lost_start_reply_behind_a_lagging_listing_gives_one_run(aws, dags, dag_name, monkeypatch):
-    monkeypatch.setenv(CONSISTENCY_ENV, "4")  # window > submit latency + lag, even on a loaded machine
+    # The window must outlast the submit's own latency plus the lag. 4 s was not enough once in CI (three lanes on
+    # two CPUs: a second run was started). The product's default costs nothing here: the scan ends when it finds.
+    monkeypatch.setenv(CONSISTENCY_ENV, str(DEFAULT_CONSISTENCY_SECONDS))
     aws.proxy.lag(0.5)
     aws.proxy.fault("glue:StartJobRun", mode="lose_reply", status=500)
 
