@@ -11,11 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _CURRENT: contextvars.ContextVar[Pacer | None] = contextvars.ContextVar("durable_jobs_pacer", default=None)
+
+#: Requests spaced closer than this go out together on ticks (four a second at most): the same number a
+#: second, but the event loop wakes once per tick, not once per request. Measured (benchmark, 100 jobs polled
+#: one by one every 5 s): spacing each request alone woke the loop about 12 times per request, the official
+#: triggers' burst about 4 times, and our CPU was 1.3 times theirs.
+TICK = 0.25
+#: At most this many requests share a tick (the ticks are shorter when the spacing is): each one in flight
+#: holds a socket, and a connection should hold a few, not dozens (measured: twelve a tick, 1,000 jobs polled
+#: one by one at 50 requests/s, peaked at 34 open sockets).
+MAX_TOGETHER = 4
 
 
 class Pacer:
@@ -32,7 +43,7 @@ class Pacer:
         self._round_started, self._window, self._halfway_told = clock(), 0.0, True
         self._fit_calls, self._fit_spacing = 0, 0.0
         self._next = 0.0
-        self._lock = asyncio.Lock()
+        self._holds = 0
 
     def spread(self, expected_calls: int, window: float) -> None:
         """Space the next requests ``window / expected_calls`` apart (never closer than the budget allows).
@@ -66,15 +77,30 @@ class Pacer:
     def hold_off(self, seconds: float) -> None:
         """The vendor said Retry-After ``seconds``: no request of this connection before then."""
         self._next = max(self._next, self.clock() + max(0.0, seconds))
+        self._holds += 1
 
     async def wait(self) -> None:
-        async with self._lock:  # one request slot at a time, in arrival order
-            delay = self._next - self.clock()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            self._next = max(self._next, self.clock()) + self.spacing
-            self._fit_calls = max(0, self._fit_calls - 1)
-            self.calls += 1
+        """Take the next request slot, in arrival order, and sleep until it: a slot in the future whose
+        spacing is below a tick (:data:`TICK`, or :data:`MAX_TOGETHER` spacings when shorter) waits for the
+        tick it falls in, with the others of that tick. A caller already late for its slot (the next page of a
+        listing, after the last one's answer) goes at once. A Retry-After that arrives while a request waits
+        sends it back for a slot after the hold."""
+        first = True
+        while True:
+            now = self.clock()
+            slot = max(self._next, now)
+            spacing = self.spacing
+            self._next = slot + spacing
+            if first:
+                self._fit_calls, first = max(0, self._fit_calls - 1), False
+            holds = self._holds
+            tick = min(TICK, spacing * MAX_TOGETHER)
+            at = slot if slot <= now or spacing >= tick else max(slot, math.ceil(slot / tick) * tick)
+            if at > now:
+                await asyncio.sleep(at - now)
+            if self._holds == holds:
+                self.calls += 1
+                return
 
 
 async def pace_call() -> None:

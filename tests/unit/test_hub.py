@@ -287,6 +287,100 @@ def test_known_calls_past_the_rounds_window_take_half_a_window_not_a_burst():
     assert 0.35 <= took < 1.0, took  # 4 gaps of 0.1 s; at the budget's pace, 4 ms
 
 
+def released(pacer, calls: int, *, hold_after: int | None = None, hold: float = 0.0) -> list[float]:
+    """The times ``calls`` concurrent ``pacer.wait()`` return (one per job, as ``astatus_each`` asks), from the
+    first; after the ``hold_after``-th, the vendor asks to hold off ``hold`` seconds."""
+
+    async def main():
+        times: list[float] = []
+
+        async def one():
+            await pacer.wait()
+            times.append(time.monotonic())
+            if hold_after is not None and len(times) == hold_after:
+                pacer.hold_off(hold)
+
+        await asyncio.gather(*(one() for _ in range(calls)))
+        return [t - times[0] for t in times]
+
+    return asyncio.run(main())
+
+
+def test_requests_closer_than_a_tick_go_out_together_on_the_ticks():
+    """20 requests spread over 1 s (0.05 s apart) leave together on the pacer's ticks, a few at a time: the same
+    pace a second, a handful of loop wake-ups instead of twenty."""
+    from durable_jobs.triggers.pacing import MAX_TOGETHER, Pacer
+
+    pacer = Pacer(budget=1000)
+    pacer.spread(20, 1.0)
+    times = released(pacer, 20)
+
+    instants = sorted({round(t, 2) for t in times})
+    assert len(instants) <= 7, instants  # the first at once, then a tick every 0.2 s; spaced alone: 20
+    assert max(times) < 1.4, times  # no slower than the spread, give or take a tick
+    per_instant = [sum(1 for t in times if round(t, 2) == i) for i in instants]
+    assert max(per_instant) <= MAX_TOGETHER + 1, per_instant  # a few sockets at once, not the round's twenty
+
+
+def test_at_most_a_few_requests_share_a_tick_however_close_their_spacing():
+    """1,000 jobs polled one by one at 50 requests/s (0.02 s apart): ticks of a few requests each, not a
+    quarter-second's dozen, so that a connection holds a few sockets at once."""
+    from durable_jobs.triggers.pacing import MAX_TOGETHER, Pacer
+
+    pacer = Pacer(budget=50)
+    pacer.spread(1000, 5.0)
+    times = released(pacer, 30)
+
+    per_instant = [sum(1 for t in times if round(t, 2) == i) for i in sorted({round(t, 2) for t in times})]
+    assert max(per_instant) <= MAX_TOGETHER + 1, per_instant
+    assert len(per_instant) < 15, per_instant  # grouped: spaced alone it would be 30 wake-ups
+    assert 0.45 < max(times) < 0.9, times  # 50 a second: 30 requests take about 0.6 s
+
+
+def test_requests_spaced_a_tick_or_more_apart_keep_their_own_times():
+    from durable_jobs.triggers.pacing import Pacer
+
+    pacer = Pacer(budget=1000)
+    pacer.spread(3, 0.9)
+    times = released(pacer, 3)
+
+    assert [round(t, 1) for t in times] == [0.0, 0.3, 0.6], times
+
+
+def test_a_retry_after_reaches_requests_already_waiting_for_their_tick():
+    """Ten requests wait for their ticks when the vendor says Retry-After 0.6 s after the first: none of the
+    others goes before the hold is over."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    pacer = Pacer(budget=1000)
+    pacer.spread(10, 0.5)
+    times = released(pacer, 10, hold_after=1, hold=0.6)
+
+    assert all(t >= 0.58 for t in times[1:]), times
+    assert len(times) == 10 and pacer.calls == 10
+
+
+def test_a_caller_late_for_its_slot_does_not_wait_for_a_tick():
+    """The next page of a listing is asked after the last one's answer: when its slot has passed it goes at
+    once, so a round of sequential pages is not stretched to a tick per page."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    async def main():
+        pacer = Pacer(budget=1000)
+        pacer.spread(10, 0.5)  # 0.05 s apart
+        waited = []
+        for _ in range(5):
+            t = time.monotonic()
+            await pacer.wait()
+            waited.append(time.monotonic() - t)
+            await asyncio.sleep(0.08)  # the page's answer takes longer than the spacing
+        return waited
+
+    waited = asyncio.run(main())
+
+    assert max(waited) < 0.03, waited
+
+
 def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_env):
     """Ours ended first, then 30 foreign runs ended: the completed listing's first page shows none of ours, so
     it stops there; the active listing shows none either, nor does the completed listing's first page asked
