@@ -85,22 +85,27 @@ class Pacer:
         tick it falls in, with the others of that tick. A caller already late for its slot (the next page of a
         listing, after the last one's answer) goes at once. A Retry-After that arrives while a request waits
         sends it back for a slot after the hold."""
-        first = True
+        at, holds = self._take_slot()
+        self._fit_calls = max(0, self._fit_calls - 1)
         while True:
-            now = self.clock()
-            slot = max(self._next, now)
-            spacing = self.spacing
-            self._next = slot + spacing
-            if first:
-                self._fit_calls, first = max(0, self._fit_calls - 1), False
-            holds = self._holds
-            tick = min(TICK, spacing * MAX_TOGETHER)
-            at = slot if slot <= now or spacing >= tick else max(slot, math.ceil(slot / tick) * tick)
-            if at > now:
-                await asyncio.sleep(at - now)
+            delay = at - self.clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
             if self._holds == holds:
-                self.calls += 1
-                return
+                break
+            at, holds = self._take_slot()  # a Retry-After came while this request waited
+        self.calls += 1
+
+    def _take_slot(self) -> tuple[float, int]:
+        """The next slot's time (on its tick, when the spacing is below one) and the Retry-After count now."""
+        now = self.clock()
+        slot = max(self._next, now)
+        spacing = self.spacing
+        self._next = slot + spacing
+        if slot > now and spacing < TICK:
+            tick = min(TICK, spacing * MAX_TOGETHER)
+            slot = max(slot, math.ceil(slot / tick) * tick)
+        return slot, self._holds
 
 
 async def pace_call() -> None:
