@@ -108,6 +108,8 @@ class DatabricksEmulator(LoopbackEmulator):
             StatementsApi.validate_outcomes(merged["statement_outcomes"])
             if int(merged["not_found_status"]) not in (400, 404):
                 raise ApiError(400, "INVALID_PARAMETER_VALUE", "not_found_status must be 404 or 400")
+            if merged["runs_list_order"] not in ("reference", "start_time"):
+                raise ApiError(400, "INVALID_PARAMETER_VALUE", "runs_list_order must be 'reference' or 'start_time'")
             if int(merged["tasks_page_size"]) < 1:
                 raise ApiError(400, "INVALID_PARAMETER_VALUE", "tasks_page_size must be >= 1")
             if "speed" in changes:

@@ -85,6 +85,9 @@ class JobClient(ABC):
     states: ClassVar[StateTable]
     #: The status call, as error messages name it (``GET jobs/runs/get``, ``batch:DescribeJobs``).
     status_endpoint: ClassVar[str] = "status"
+    #: ``astatuses`` notices a round that cost more than one call per job and makes its next rounds cheaper
+    #: itself: the shared poller then never switches it to per-job rounds.
+    adapts_own_rounds: ClassVar[bool] = False
 
     @classmethod
     def classpath(cls) -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import math
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -23,6 +25,7 @@ from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedE
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, StateTable
 from durable_jobs.hooks.cached import fill_cached
+from durable_jobs.hooks.databricks_feed import FEED_MIN, EndFeed, read_feed
 
 #: Run life-cycle states (Jobs API ``state.life_cycle_state``).
 LIFE_CYCLE_ACTIVE = frozenset(
@@ -45,8 +48,19 @@ MAX_TOKEN_LENGTH = 64
 #: Runs per ``runs/list`` page: the Jobs API reference caps ``limit`` at 25 (so does the emulator).
 LIST_PAGE = 25
 LIST_RUNS_ENDPOINT = ("GET", "2.2/jobs/runs/list")
-#: Rounds ``astatuses`` reads run by run after a listing that did not pay, before it lists again.
+#: Rounds ``astatuses`` reads run by run (or follows the ends) after a listing that did not pay, before it lists
+#: again.
 LISTING_SKIPS = 10
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ListingRead:
+    """One listing read in ``astatuses``: whether it paid, and the newest end time on its first page."""
+
+    paid: bool
+    newest: int | None
 
 
 #: Every life-cycle state the client knows (the fault policy's "known states").
@@ -112,6 +126,8 @@ class DatabricksJobClient(JobClient):
     vendor: ClassVar[str] = "Databricks"
     states: ClassVar[StateTable] = LIFE_CYCLE_STATES
     status_endpoint: ClassVar[str] = "GET jobs/runs/get"
+    #: ``astatuses`` chooses its own kind of round (listings, the feed of ends, one get each): see there.
+    adapts_own_rounds: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -148,6 +164,11 @@ class DatabricksJobClient(JobClient):
         self._listed: dict[str, JobStatus] = {}
         #: the runs the last round's listings missed, answered with the status the round before listed
         self.carried: set[str] = set()
+        #: following the completed-runs listing while others' active runs fill the active one
+        self._feed = EndFeed()
+        self._feed_rounds = 0
+        #: vendor calls ``astatuses`` made (listing pages and gets): what a round cost
+        self.calls = 0
 
     def serialize(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -288,6 +309,7 @@ class DatabricksJobClient(JobClient):
 
     async def astatus(self, job_id: Any) -> JobStatus:
         hook = await self._async_hook()
+        self.calls += 1
         try:
             run = await hook.a_get_run(job_id)
         except Exception as err:
@@ -298,13 +320,21 @@ class DatabricksJobClient(JobClient):
                 # real bad request: ask once more through the sync hook, which keeps the body.
                 return await asyncio.to_thread(self.status, job_id)
             raise
-        return self._to_status(run)
+        status = self._to_status(run)
+        self._feed.remember(job_id, status)
+        return status
 
     def status_calls(self, n: int) -> int:
-        """A page of completed runs, then the active runs' pages (or one get each while listing does not pay)."""
+        """A page of completed runs, then the active runs' pages (or one get each while listing does not pay, or
+        two feeds of ends and a sweep while following them)."""
+        if self._feeding(n):
+            return self._feed.round_calls(n)
         if n < 2 or self._listing_skips > 0:
             return n
         return 1 + math.ceil(n / LIST_PAGE)
+
+    def _feeding(self, n: int) -> bool:
+        return self._feed_rounds > 0 and self._feed.usable and self._feed.floor is not None and n >= FEED_MIN
 
     async def astatuses(self, job_ids: Iterable[Any]) -> Mapping[Any, JobStatus | Exception]:
         """Many runs, with the workspace's listings (``GET jobs/runs/list``, 25 runs a page):
@@ -320,30 +350,133 @@ class DatabricksJobClient(JobClient):
         4. one ``runs/get`` for each watched run no listing showed (it ended earlier, the order differs, or a
            listing stopped) — except, when two or more are left, a run the last round's listing showed active:
            it keeps that status one round more (``_carry``), and is read by id if the next round misses it too.
-        A listing stops as soon as its pages outnumber the watched runs they showed (a workspace busy with
-        others' runs), and a busy active listing makes the next rounds read run by run, so a round never costs
-        more than one get per run plus a page of each listing. Step 4 makes the result right whatever order
-        the listing really has (older references say "by start time"): the order only decides its cost."""
+        The active listing stops as soon as its pages outnumber the watched runs they showed, or the calls a
+        round of following the ends would take (a workspace busy with others' runs): the next rounds follow the
+        completed listing instead (:meth:`_feed_round`), or, for a few runs, read run by run. A listing round that
+        cost more than one get per run (and a page) is followed by rounds of one get per run. Step 4 makes the
+        result right whatever order the listing really has (older references say "by start time"): the order
+        only decides its cost."""
         ids = list(job_ids)
+        self._feed.begin_round(ids)
+        if self._feeding(len(ids)):
+            return await self._feed_round(ids)
+        self._feed_rounds = 0
         if len(ids) < 2 or self._listing_skips > 0:
             self._listing_skips = max(0, self._listing_skips - 1)
             self._listed, self.carried = {}, set()
             return await super().astatuses(ids)
+        calls_before = self.calls
         wanted = {str(i): i for i in ids}
         out: dict[Any, JobStatus | Exception] = {}
-        await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
+        ended = await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
         busy = False
         if len(out) < len(ids):
-            busy = not await self._list_runs(wanted, out, {"active_only": True}, stop_on_empty_page=False,
-                                             between_pages=self._ends_at_halfway)
-            if busy:  # others' runs fill the listing: per run is cheaper for a while
-                self._listing_skips = LISTING_SKIPS
+            busy = not (await self._list_runs(wanted, out, {"active_only": True}, stop_on_empty_page=False,
+                                              between_pages=self._ends_at_halfway,
+                                              max_pages=self._feed_cost(len(ids)))).paid
         if not busy and len(ids) - len(out) >= 2:  # ended while the round listed: they head the listing now
             await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
         rest = self._carry(out, [i for i in ids if i not in out], busy=busy)
         if rest:
             out.update(await super().astatuses(rest))
+        if busy:
+            self._listing_busy(len(ids), ended.newest)
+        elif self.calls - calls_before > len(ids) + 1:
+            log.info("Databricks: listing cost %d calls for %d runs; reading run by run for %d rounds",
+                     self.calls - calls_before, len(ids), LISTING_SKIPS)
+            self._listing_skips = LISTING_SKIPS
         return out
+
+    def _feed_cost(self, n: int) -> int | None:
+        """Active-listing pages past which following the ends costs less (None: too few runs to follow them)."""
+        if not self._feed.usable or n < FEED_MIN:
+            return None
+        return self._feed.round_calls(n) + 1
+
+    def _listing_busy(self, n: int, newest_end: int | None) -> None:
+        """Others' active runs fill the active listing. Every watched run this round was read (listed or got) after
+        the round's first page of completed runs, whose newest end the feed reads back to from now on."""
+        if self._feed_cost(n) is None:
+            self._listing_skips = LISTING_SKIPS
+            return
+        self._feed.floor = newest_end if newest_end is not None else 0
+        self._feed_rounds = LISTING_SKIPS
+        log.info("Databricks: others' active runs fill the listing; following the completed runs for %d rounds "
+                 "(%d runs watched)", LISTING_SKIPS, n)
+
+    async def _feed_round(self, ids: list[Any]) -> dict[Any, JobStatus | Exception]:
+        """A round that follows the ends (``durable_jobs.hooks.databricks_feed``): the completed listing down to what
+        the last feed saw, at the round's start and again halfway; ``runs/get`` for the runs never read and for the
+        sweep, half before the second feed, half after; every other run keeps the status it was last read with.
+        The last of ``LISTING_SKIPS`` such rounds adds one page of the active listing, to see whether listing
+        pays again."""
+        from durable_jobs.triggers.pacing import plan
+
+        self._feed_rounds -= 1
+        probe = self._feed_rounds == 0
+        wanted = {str(i): i for i in ids}
+        out: dict[Any, JobStatus | Exception] = {}
+        gets = self._feed.to_read(ids)
+        plan(2 * self._feed.pages + len(gets) + probe)
+        floor = self._feed.floor
+        assert floor is not None  # _feeding() said so
+        half, pages = (len(gets) + 1) // 2, 0
+        for part in (gets[:half], gets[half:]):
+            read = await read_feed(lambda token: self._fetch_page({"completed_only": True}, token),
+                                   lambda reply: self._take_page(reply, wanted, out), floor,
+                                   max_pages=max(2, len(ids) // 4))
+            if not read.complete:
+                return await self._stop_feeding(ids, out, read)
+            floor = floor if read.newest is None else read.newest
+            pages = max(pages, read.pages)
+            todo = [i for i in part if not _ended(out.get(i))]
+            if todo:
+                out.update(await super().astatuses(todo))
+        self._feed.floor, self._feed.pages = floor, pages
+        if probe:
+            await self._probe(wanted, out)
+        self.carried = set()
+        for job_id in ids:
+            if job_id not in out:
+                last = self._feed.last_status(job_id)
+                if last is None:  # not read yet (it cannot be: to_read() had it): read it now
+                    out.update(await super().astatuses([job_id]))
+                    continue
+                out[job_id] = last
+                self.carried.add(str(job_id))
+        self._listed = {}
+        return out
+
+    async def _stop_feeding(self, ids: list[Any], out: dict[Any, JobStatus | Exception], read: Any) -> dict[Any, Any]:
+        """The feed stopped short: read every run it did not show by id, and list or read run by run from now on."""
+        self._feed_rounds, self._feed.floor = 0, None
+        if read.disordered:
+            self._feed.usable = False
+            log.warning("Databricks runs/list did not list the completed runs by end time (the 2.2 reference says "
+                        "it does): reading run by run instead of following the ended runs")
+        else:
+            log.info("Databricks: %d pages of ended runs did not reach the last feed's; reading run by run for %d "
+                     "rounds", read.pages, LISTING_SKIPS)
+            self._listing_skips = LISTING_SKIPS
+        rest = [i for i in ids if not _ended(out.get(i))]
+        if rest:
+            out.update(await super().astatuses(rest))
+        self._listed, self.carried = {}, set()
+        return out
+
+    async def _probe(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception]) -> None:
+        """One page of the active listing: if the pages it would take for every watched run (one per watched run it
+        shows) are fewer than a round of following the ends costs, the next round lists; else follow on."""
+        shown: dict[Any, JobStatus | Exception] = {}
+        await self._list_runs(wanted, shown, {"active_only": True}, stop_on_empty_page=False, max_pages=1)
+        for job_id, status in shown.items():
+            out.setdefault(job_id, status)
+        n = len(wanted)
+        if shown and n / len(shown) <= self._feed.round_calls(n):
+            log.info("Databricks: the active listing shows %d of %d watched runs a page: listing again", len(shown), n)
+            self._feed_rounds = 0
+        else:
+            self._feed_rounds = LISTING_SKIPS
 
     def _carry(self, out: dict[Any, JobStatus | Exception], rest: list[Any], *, busy: bool) -> list[Any]:
         """The runs still to read by id, after carrying over what can wait a round.
@@ -372,43 +505,58 @@ class DatabricksJobClient(JobClient):
 
     async def _list_runs(self, wanted: Mapping[str, Any], out: dict[Any, JobStatus | Exception],
                          params: Mapping[str, Any], *, stop_on_empty_page: bool,
-                         between_pages: Callable[..., Awaitable[None]] | None = None) -> bool:
+                         between_pages: Callable[..., Awaitable[None]] | None = None,
+                         max_pages: int | None = None) -> ListingRead:
         """Page through one listing, adding the watched runs it shows to ``out`` (an end replaces an active
-        status an earlier page gave); False when it stopped because its pages outnumbered the watched runs
-        they showed. ``between_pages(wanted, out)`` runs before each page after the first."""
-        from durable_jobs.triggers.early import report_end
-        from durable_jobs.triggers.pacing import pace_call
-
-        hook = await self._async_hook()
-        pages, found, token = 0, 0, None
+        status an earlier page gave); not paid when it stopped because its pages outnumbered the watched runs
+        they showed, or reached ``max_pages`` with more to come. ``between_pages(wanted, out)`` runs before each
+        page after the first."""
+        pages, found, token, newest = 0, 0, None, None
         while True:
             if pages and between_pages is not None:
                 await between_pages(wanted, out)
-            await pace_call()
-            query: dict[str, Any] = {**params, "limit": LIST_PAGE}
-            if token:
-                query["page_token"] = token
-            reply = await hook._a_do_api_call(LIST_RUNS_ENDPOINT, query)
+            reply = await self._fetch_page(params, token)
+            if not pages:
+                newest = next((r.get("end_time") for r in reply.get("runs") or [] if r.get("end_time")), None)
             pages += 1
-            shown = 0
-            for run in reply.get("runs") or []:
-                job_id = wanted.get(str(run.get("run_id")))
-                if job_id is None or _ended(out.get(job_id)):
-                    continue
-                status = self._to_status(run)
-                if job_id in out and not status.is_terminal:
-                    continue
-                out[job_id] = status
-                report_end(job_id, status)
-                shown += 1
-            found += shown
+            found += self._take_page(reply, wanted, out)
             token = reply.get("next_page_token")
             if len(out) == len(wanted) or not (reply.get("has_more") and token):
-                return True
-            if stop_on_empty_page and not shown:  # ended earlier than this page: older pages hold none newer
-                return True
-            if pages >= found:  # others' runs fill the pages
-                return False
+                return ListingRead(True, newest)
+            if stop_on_empty_page and not found:  # ended earlier than this page: older pages hold none newer
+                return ListingRead(True, newest)
+            if pages >= found or (max_pages is not None and pages >= max_pages):  # others' runs fill the pages
+                return ListingRead(False, newest)
+
+    async def _fetch_page(self, params: Mapping[str, Any], token: str | None) -> Mapping[str, Any]:
+        from durable_jobs.triggers.pacing import pace_call
+
+        hook = await self._async_hook()
+        await pace_call()
+        self.calls += 1
+        query: dict[str, Any] = {**params, "limit": LIST_PAGE}
+        if token:
+            query["page_token"] = token
+        return await hook._a_do_api_call(LIST_RUNS_ENDPOINT, query)
+
+    def _take_page(self, reply: Mapping[str, Any], wanted: Mapping[str, Any],
+                   out: dict[Any, JobStatus | Exception]) -> int:
+        """The watched runs a listing page shows, into ``out`` (each end reported at once); how many were new."""
+        from durable_jobs.triggers.early import report_end
+
+        shown = 0
+        for run in reply.get("runs") or []:
+            job_id = wanted.get(str(run.get("run_id")))
+            if job_id is None or _ended(out.get(job_id)):
+                continue
+            status = self._to_status(run)
+            if job_id in out and not status.is_terminal:
+                continue
+            out[job_id] = status
+            self._feed.remember(job_id, status)
+            report_end(job_id, status)
+            shown += 1
+        return shown
 
     async def aclose(self) -> None:
         if self._ahook is not None:

@@ -17,7 +17,8 @@ stays with each trigger's own ``JobWatch``, so a trigger behaves as it does poll
   (an auth error thus reaches each one at once); an exception the client returns for one id is
   that job's alone. Retry-After holds every call of the connection back.
 - When a round's batched calls cost more than one call per job would (a workspace full of
-  foreign active runs, say), the hub polls per job for a while, then tries batching again.
+  foreign active runs, say), the hub polls per job for a while, then tries batching again — unless the
+  client chooses its rounds itself (``JobClient.adapts_own_rounds``: Databricks follows the ended runs).
 """
 
 from __future__ import annotations
@@ -203,7 +204,8 @@ class Hub:
         self._failures = 0
         calls = self.pacer.calls - before
         self._last_calls = calls
-        if not per_job and calls > len(ids) + 1:  # +1: a listing page that found every watched job ended
+        if not per_job and calls > len(ids) + 1 and not self.client.adapts_own_rounds:
+            # +1: a listing page that found every watched job ended
             log.info("%s: batched status calls cost %d calls for %d jobs; polling per job for %d rounds",
                      self.client.vendor, calls, len(ids), PER_JOB_ROUNDS)
             self._per_job_rounds = PER_JOB_ROUNDS

@@ -62,6 +62,13 @@ class Pacer:
         self._fit_calls = max(0, calls)
         self._fit_spacing = left / calls if calls > 0 else 0.0
 
+    def replan(self, calls: int) -> None:
+        """The rest of the round is known to take about ``calls`` requests (a client that chose a cheaper kind of
+        round than the last one): space them evenly over what is left of its window."""
+        left = self._round_started + self._window - self.clock()
+        if calls > 0 and left > 0:
+            self._spread_spacing = left / calls
+
     def past_halfway(self) -> bool:
         """True once a round, on the first ask after half its window has passed (see :func:`halfway`)."""
         if self._halfway_told or self.clock() - self._round_started < self._window / 2:
@@ -121,6 +128,14 @@ def expect(calls: int) -> None:
     pacer = _CURRENT.get()
     if pacer is not None:
         pacer.expect(calls)
+
+
+def plan(calls: int) -> None:
+    """This round's remaining requests, when a client knows them better than the last round's count: see
+    :meth:`Pacer.replan`. Nothing outside a hub."""
+    pacer = _CURRENT.get()
+    if pacer is not None:
+        pacer.replan(calls)
 
 
 def halfway() -> bool:

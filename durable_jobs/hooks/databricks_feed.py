@@ -1,0 +1,123 @@
+"""Following a Databricks workspace's ended runs instead of reading each run, when others' runs fill the listings.
+
+A trigger waits for its run's end. When the workspace's active runs are mostly someone else's, listing them does
+not pay, and reading each watched run (``runs/get``) costs a call per run per round, as the official trigger does.
+But the completed-runs listing is a feed of ends: the Jobs API 2.2 reference says ``runs/list`` lists "in
+descending order by end time". Read from the top down to the newest end the last feed saw, it shows every run
+that ended since; a watched run it does not show has not ended, and keeps the status it was last read with.
+
+That holds for a run once it has been read (listed or got) *after* a feed began: it was active then, so its end
+comes later than anything that feed saw. Hence the rules of :class:`EndFeed`:
+
+- a run never read (a new trigger), or last read in a state we do not know, is read by id;
+- every watched run is also read by id at least every ``SWEEP_ROUNDS`` rounds (the *sweep*, the oldest reads
+  first, a tenth of the runs a round): the reference does not say how soon an ended run is listed, nor what
+  becomes of a run whose history is deleted, so a run the feed misses is heard of at most that many rounds late;
+- a feed reads ``MARGIN_MS`` further back than the last one's newest end (a run listed a little late);
+- a feed checks the order it relies on: an end time that grows down the listing (an API that orders by start
+  time, as the 2.1 reference says) ends the feed for good, and the client reads run by run.
+
+Times compared are the vendor's own (``end_time``, ms since the epoch), never the triggerer's clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from durable_jobs.hooks.base import JobPhase, JobStatus
+
+#: Every watched run is read by id at least once in this many rounds of following the feed.
+SWEEP_ROUNDS = 10
+#: How much further back than the last feed's newest end a feed reads (a run listed late; the reference is silent).
+MARGIN_MS = 10_000
+#: Fewer watched runs than this are cheaper read one by one than followed (two feed pages and a sweep a round).
+FEED_MIN = 4
+
+
+@dataclass(frozen=True)
+class FeedRead:
+    """One pass down the completed-runs listing."""
+
+    #: it reached the end times the last feed covered (or the listing's end)
+    complete: bool
+    #: the newest end time it saw (what the next feed reads back to), or None when the listing was empty
+    newest: int | None
+    pages: int
+    #: the listing's end times grew from one run to the next: the order the feed relies on does not hold
+    disordered: bool = False
+
+
+class EndFeed:
+    """What following the feed needs to remember between rounds: the watched runs' last reads, and how far back
+    the next feed must read (``floor``, the vendor's end time in ms; None until a round has read every run)."""
+
+    def __init__(self) -> None:
+        self.floor: int | None = None
+        self.usable = True
+        #: pages the last feed read (what the next round's plan counts on)
+        self.pages = 1
+        self._reads: dict[str, tuple[int, int, JobStatus]] = {}  # run -> (round, order, status) of its last read
+        self._round = 0
+        self._order = 0
+
+    def begin_round(self, job_ids: Iterable[Any]) -> None:
+        """A round of ``astatuses`` begins, for ``job_ids``: forget the runs no longer watched."""
+        self._round += 1
+        keep = {str(i) for i in job_ids}
+        for key in [k for k in self._reads if k not in keep]:
+            del self._reads[key]
+
+    def remember(self, job_id: Any, status: JobStatus) -> None:
+        """A run was listed or got: an active status in a state we know can stand in for it while the feed holds."""
+        key = str(job_id)
+        if status.is_terminal or status.phase is JobPhase.UNKNOWN:
+            self._reads.pop(key, None)
+            return
+        self._order += 1
+        self._reads[key] = (self._round, self._order, status)
+
+    def last_status(self, job_id: Any) -> JobStatus | None:
+        read = self._reads.get(str(job_id))
+        return read[2] if read is not None else None
+
+    def to_read(self, job_ids: list[Any]) -> list[Any]:
+        """The runs to read by id this round: those with no read to stand in for them, then the sweep: the oldest
+        reads, a ``SWEEP_ROUNDS``-th of the runs, and every run last read ``SWEEP_ROUNDS`` rounds ago or more."""
+        unread = [i for i in job_ids if str(i) not in self._reads]
+        known = sorted((i for i in job_ids if str(i) in self._reads), key=lambda i: self._reads[str(i)][:2])
+        due = sum(1 for i in known if self._round - self._reads[str(i)][0] >= SWEEP_ROUNDS)
+        return unread + known[: max(due, math.ceil(len(job_ids) / SWEEP_ROUNDS))]
+
+    def round_calls(self, n: int) -> int:
+        """About what a round costs for ``n`` runs, none new: two feeds and the sweep."""
+        return 2 * self.pages + math.ceil(n / SWEEP_ROUNDS)
+
+
+async def read_feed(fetch: Callable[[str | None], Awaitable[Mapping[str, Any]]],
+                    take: Callable[[Mapping[str, Any]], object], floor: int, max_pages: int) -> FeedRead:
+    """Page down the completed-runs listing (``fetch(page_token)``), handing each page to ``take``, until a page
+    reaches end times older than ``floor`` less the margin, the listing ends, or ``max_pages`` were read
+    (incomplete: a workspace ending others' runs faster than the feed pays)."""
+    newest: int | None = None
+    last: int | None = None
+    pages, token = 0, None
+    while True:
+        reply = await fetch(token)
+        pages += 1
+        take(reply)
+        for run in reply.get("runs") or []:
+            end = run.get("end_time")
+            if not isinstance(end, int) or end <= 0:
+                continue  # no end time given: nothing to check or to read back to
+            if last is not None and end > last:
+                return FeedRead(False, newest, pages, disordered=True)
+            newest = end if newest is None else newest
+            last = end
+        token = reply.get("next_page_token")
+        if not (reply.get("has_more") and token) or (last is not None and last < floor - MARGIN_MS):
+            return FeedRead(True, newest, pages)
+        if pages >= max_pages:
+            return FeedRead(False, newest, pages)

@@ -1,0 +1,214 @@
+"""The Databricks client following the ended runs (``durable_jobs.hooks.databricks_feed``) under the shared poller,
+through the Databricks emulator: the official hook over loopback HTTP, rounds driven by hand.
+
+The shape: a workspace whose active listing is full of someone else's newer runs, so listing them does not pay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from durable_jobs.hooks.base import JobPhase
+from durable_jobs.hooks.databricks_feed import SWEEP_ROUNDS
+from durable_jobs.triggers.pacing import Pacer
+from tests.unit.test_hub import budget, delivered, hand_driven, shared_poller_on, spent_since, submit  # noqa: F401
+from tests.unit.test_hub import calls as emulator_calls
+
+INTERVAL = 0.3
+
+
+def start(emulator, ours: int, foreign: int, *, ours_seconds: float = 600, foreign_seconds: float = 600,
+          **config) -> tuple[list[int], list[int]]:
+    """``ours`` runs, then ``foreign`` newer runs of someone else's (the active listing's first pages): their ids."""
+    outcomes = ([{"outcome": "SUCCESS", "running_seconds": ours_seconds}] * ours
+                + [{"outcome": "SUCCESS", "running_seconds": foreign_seconds}] * foreign)
+    emulator.configure(pending_seconds=0.0, outcomes=outcomes, **config)
+    return submit(ours), submit(foreign)
+
+
+async def rounds(emulator, the_hub, subs, n: int, before_round=None) -> tuple[list[list], list[dict]]:
+    """``n`` rounds: what every subscription received and what each round cost on the vendor's side.
+    ``before_round(k)`` runs before round k (0-based)."""
+    got, spent = [], []
+    for k in range(n):
+        if before_round is not None:
+            before_round(k)
+        before = dict(emulator_calls(emulator))
+        await the_hub.poll_once()
+        spent.append(spent_since(emulator, before))
+        got.append(await delivered(subs))
+    return got, spent
+
+
+def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_the_sweep(databricks_conn_env):
+    """40 of ours behind 400 newer foreign runs: the first round lists a page of each listing and reads ours by
+    id (40 gets); every later round reads the completed listing's first page twice (its start and halfway) and
+    a tenth of ours by id, instead of 40 gets; every trigger hears its run is active each round."""
+    ids, _ = start(databricks_conn_env, 40, 400)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        out = await rounds(databricks_conn_env, the_hub, subs, 4)
+        for s in subs:
+            await s.close()
+        return out
+
+    got, spent = asyncio.run(main())
+
+    assert spent[0] == {"jobs/runs/submit": 0, "jobs/runs/list": 2, "jobs/runs/get": 40}, spent[0]
+    for round_ in spent[1:]:
+        assert round_.get("jobs/runs/list") == 2 and round_.get("jobs/runs/get") == 40 // SWEEP_ROUNDS, spent
+    assert all(s.phase is JobPhase.ACTIVE for statuses in got for s in statuses), got
+
+
+def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
+    """Two of 40 runs end between rounds: the next round's first feed page shows both ended, and their triggers
+    hear it; neither is read by id, and the others stay active."""
+    databricks_conn_env.configure(speed=0)
+    outcomes = ([{"outcome": "SUCCESS", "running_seconds": 600}] * 38
+                + [{"outcome": "FAILED", "running_seconds": 5}] * 2
+                + [{"outcome": "SUCCESS", "running_seconds": 900}] * 400)
+    databricks_conn_env.configure(pending_seconds=0.0, outcomes=outcomes)
+    ids = submit(40)
+    submit(400)
+    gets: list[int] = []
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        await rounds(databricks_conn_env, the_hub, subs, 1)  # the busy listing: now following the ends
+        databricks_conn_env.advance(6)
+        before = dict(emulator_calls(databricks_conn_env))
+        await the_hub.poll_once()
+        spent = spent_since(databricks_conn_env, before)
+        got = await delivered(subs)
+        gets.append(spent.get("jobs/runs/get", 0))
+        for s in subs:
+            await s.close()
+        return got, spent
+
+    got, spent = asyncio.run(main())
+
+    assert [g.state for g in got[38:]] == ["TERMINATED:FAILED"] * 2, got[38:]
+    assert all(g.phase is JobPhase.ACTIVE for g in got[:38]), got[:38]
+    # two feed pages, and the sweep's four gets (a tenth of 40, the oldest reads: not the two that ended)
+    assert spent.get("jobs/runs/list") == 2 and spent.get("jobs/runs/get") == 4, spent
+
+
+def test_the_sweep_reads_every_run_by_id_within_its_rounds(databricks_conn_env):
+    """Every one of 20 runs loses its history after the first round (no listing shows them again, and a get says
+    they are gone): the feed cannot tell, but the sweep reads two a round, so within ``SWEEP_ROUNDS`` rounds every
+    trigger has heard its run is missing."""
+    ids, _ = start(databricks_conn_env, 20, 200)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        await rounds(databricks_conn_env, the_hub, subs, 1)
+        for run_id in ids:
+            databricks_conn_env.expire(run_id)
+        heard: dict[int, int] = {}
+        waiting = dict(zip(ids, subs))
+        for k in range(1, SWEEP_ROUNDS + 2):
+            await the_hub.poll_once()
+            for run_id, status in zip(list(waiting), await delivered(list(waiting.values()))):
+                if status.phase is JobPhase.MISSING:
+                    heard[run_id] = k
+                    del waiting[run_id]
+            if not waiting:
+                break
+        for s in subs:
+            await s.close()
+        return heard
+
+    heard = asyncio.run(main())
+
+    assert sorted(heard) == sorted(ids), heard
+    assert max(heard.values()) <= SWEEP_ROUNDS, heard
+
+
+def test_a_listing_not_in_end_time_order_stops_the_feed_for_good(databricks_conn_env, caplog):
+    """A workspace whose 2.2 listing is ordered by start time (the emulator's ``runs_list_order`` fault): two
+    finished runs of someone else's, the older-started one ended later. The first round of following the ends
+    sees an end time grow down the listing, warns, and reads all of ours by id; from then on the client lists, or
+    reads run by run — never the feed again."""
+    databricks_conn_env.configure(speed=0, runs_list_order="start_time")
+    databricks_conn_env.configure(pending_seconds=0.0, outcomes=[{"outcome": "SUCCESS", "running_seconds": 9},
+                                                                  {"outcome": "SUCCESS", "running_seconds": 3}])
+    submit(2)  # someone else's: the first started ends later
+    databricks_conn_env.advance(10)
+    ids, _ = start(databricks_conn_env, 6, 100)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+            got, spent = await rounds(databricks_conn_env, the_hub, subs, 4)
+        for s in subs:
+            await s.close()
+        return got, spent, the_hub.client._feed.usable
+
+    got, spent, usable = asyncio.run(main())
+
+    assert spent[1].get("jobs/runs/list") == 1 and spent[1].get("jobs/runs/get") == 6, spent
+    assert "did not list the completed runs by end time" in caplog.text
+    assert not usable
+    assert spent[2].get("jobs/runs/list") == 2 and spent[2].get("jobs/runs/get") == 6, "a listing round, busy"
+    assert spent[3].get("jobs/runs/list", 0) == 0 and spent[3].get("jobs/runs/get") == 6, "then run by run"
+    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+
+
+def test_others_ending_faster_than_the_feed_pays_make_it_read_run_by_run(databricks_conn_env):
+    """200 foreign runs end at once while 20 of ours are followed: the feed would page eight pages down to the last
+    one's newest end, past its five (a quarter of the runs watched). It stops, reads ours by id that round, and the
+    next rounds read run by run."""
+    databricks_conn_env.configure(speed=0)
+    ids, _ = start(databricks_conn_env, 20, 200, foreign_seconds=30)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        out = await rounds(databricks_conn_env, the_hub, subs, 3,
+                           before_round=lambda k: databricks_conn_env.advance(40) if k == 1 else None)
+        for s in subs:
+            await s.close()
+        return out
+
+    got, spent = asyncio.run(main())
+
+    assert spent[1].get("jobs/runs/list") == 5 and spent[1].get("jobs/runs/get") == 20, spent
+    assert spent[2].get("jobs/runs/list", 0) == 0 and spent[2].get("jobs/runs/get") == 20, spent
+    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+
+
+def test_the_probe_page_lists_again_once_ours_fill_the_active_listing(databricks_conn_env):
+    """The foreign runs' history is deleted while ours are followed: the last of ``SWEEP_ROUNDS`` rounds of the
+    feed reads one page of the active listing, which now shows 20 of ours; the next round lists (one page of
+    each listing and no get)."""
+    ids, foreign = start(databricks_conn_env, 20, 200)
+
+    def before_round(k: int) -> None:
+        if k == SWEEP_ROUNDS:  # the probe's round
+            for run_id in foreign:
+                databricks_conn_env.expire(run_id)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        out = await rounds(databricks_conn_env, the_hub, subs, SWEEP_ROUNDS + 2, before_round)
+        for s in subs:
+            await s.close()
+        return out
+
+    got, spent = asyncio.run(main())
+
+    assert spent[SWEEP_ROUNDS].get("jobs/runs/list") == 3, "two feed pages and the probe's page"
+    assert spent[SWEEP_ROUNDS + 1].get("jobs/runs/list") == 2 and spent[SWEEP_ROUNDS + 1].get("jobs/runs/get", 0) == 0
+    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+
+
+def test_a_client_that_knows_its_round_respaces_what_is_left_of_it():
+    """``pacing.plan``: a round spread for 20 calls that turns out to need 4 spaces those 4 over what is left."""
+    now = [0.0]
+    pacer = Pacer(1000, clock=lambda: now[0])
+    pacer.spread(20, 2.0)
+    assert abs(pacer.spacing - 0.1) < 1e-9
+    now[0] = 0.4
+    pacer.replan(4)
+    assert abs(pacer.spacing - 0.4) < 1e-9
