@@ -451,10 +451,10 @@ def _bool(value: Any) -> bool:
     return str(value).lower() in ("true", "1", "yes")
 
 
-def _ended_or_started(run: Any, now: float) -> float:
-    """``runs/list`` 2.2's sort key: the run's end, or its start while it runs (emulator clock)."""
-    end = run.ended_at(now)
-    return run.started if end is None else end
+def _ended_or_started(run: Any, now: float) -> int:
+    """``runs/list`` 2.2's sort key: the run's ``end_time``, or its ``start_time`` while it runs, as rendered (ms):
+    a listing never shows end times out of the order it claims."""
+    return run.end_ms(now) or run.start_ms
 
 
 def _offset(page_token: Any) -> int:

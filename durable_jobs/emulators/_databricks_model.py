@@ -166,10 +166,14 @@ class Run:
             state["user_cancelled_or_timedout"] = result in ("CANCELED", "TIMEDOUT")
         return state
 
-    def render(self, now: float, *, include_history: bool = False) -> dict[str, Any]:
+    def end_ms(self, now: float) -> int:
+        """``end_time`` as rendered (ms since the epoch; 0 while the run is active): what runs/list 2.2 orders by."""
         end = self.ended_at(now)
+        return int(self.start_ms + (end - self.started) * 1000) if end is not None else 0
+
+    def render(self, now: float, *, include_history: bool = False) -> dict[str, Any]:
         state = self.render_state(now)
-        end_ms = int(self.start_ms + (end - self.started) * 1000) if end is not None else 0
+        end_ms = self.end_ms(now)
         body: dict[str, Any] = {
             "job_id": self.job_id,
             "run_id": self.run_id,

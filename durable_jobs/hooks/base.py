@@ -47,6 +47,12 @@ class JobStatus:
         return self.phase not in (JobPhase.ACTIVE, JobPhase.UNKNOWN)
 
 
+class NotReadThisRound(Exception):  # noqa: N818 - an answer, not an error: never raised
+    """What ``astatuses`` answers for a job it chose not to read this round (it reads it in a later one, the way
+    the Databricks client spreads its first reads of many runs): the shared poller tells that job's triggers
+    nothing this round. Never raised; given to a trigger by mistake, it counts as a failed status call."""
+
+
 @dataclass(frozen=True)
 class StateTable:
     """A vendor's documented states, sorted into phases. Data, shared by operator, trigger and tests."""

@@ -23,7 +23,7 @@ from durable_jobs.arguments import positive_seconds
 from durable_jobs.config import http_timeout_from_config
 from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
-from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, StateTable
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, NotReadThisRound, StateTable
 from durable_jobs.hooks.cached import fill_cached
 from durable_jobs.hooks.databricks_feed import FEED_MIN, EndFeed, read_feed
 
@@ -377,10 +377,15 @@ class DatabricksJobClient(JobClient):
         if not busy and len(ids) - len(out) >= 2:  # ended while the round listed: they head the listing now
             await self._list_runs(wanted, out, {"completed_only": True}, stop_on_empty_page=True)
         rest = self._carry(out, [i for i in ids if i not in out], busy=busy)
+        if busy and self._start_feed(ids, rest, ended.newest):
+            picks = [i for i in self._feed.to_read(ids) if i not in out]
+            if picks:
+                out.update(await super().astatuses(picks))
+            return self._unread_wait(ids, out)
         if rest:
             out.update(await super().astatuses(rest))
         if busy:
-            self._listing_busy(len(ids), ended.newest)
+            self._listing_skips = LISTING_SKIPS
         elif self.calls - calls_before > len(ids) + 1:
             log.info("Databricks: listing cost %d calls for %d runs; reading run by run for %d rounds",
                      self.calls - calls_before, len(ids), LISTING_SKIPS)
@@ -393,21 +398,39 @@ class DatabricksJobClient(JobClient):
             return None
         return self._feed.round_calls(n) + 1
 
-    def _listing_busy(self, n: int, newest_end: int | None) -> None:
-        """Others' active runs fill the active listing. Every watched run this round was read (listed or got) after
-        the round's first page of completed runs, whose newest end the feed reads back to from now on."""
-        if self._feed_cost(n) is None:
-            self._listing_skips = LISTING_SKIPS
-            return
+    def _start_feed(self, ids: list[Any], rest: list[Any], newest_end: int | None) -> bool:
+        """Others' active runs fill the active listing: follow the ends from now on (False: too few runs, or the
+        listing's order failed us once). The feed reads back to the newest end on this round's first page of
+        completed runs; the runs it did not show count as unread (their reads came before it)."""
+        if self._feed_cost(len(ids)) is None:
+            return False
         self._feed.floor = newest_end if newest_end is not None else 0
+        self._feed.forget(rest)
         self._feed_rounds = LISTING_SKIPS
         log.info("Databricks: others' active runs fill the listing; following the completed runs for %d rounds "
-                 "(%d runs watched)", LISTING_SKIPS, n)
+                 "(%d runs watched)", LISTING_SKIPS, len(ids))
+        return True
+
+    def _unread_wait(self, ids: list[Any], out: dict[Any, JobStatus | Exception]) -> dict[Any, JobStatus | Exception]:
+        """Every run this round did not read: the status it was last read with, or nothing yet (read later)."""
+        self.carried = set()
+        for job_id in ids:
+            if job_id in out:
+                continue
+            last = self._feed.last_status(job_id)
+            if last is None:
+                out[job_id] = NotReadThisRound(f"run {job_id} is read by id in a later round")
+            else:
+                out[job_id] = last
+                self.carried.add(str(job_id))
+        self._listed = {}
+        return out
 
     async def _feed_round(self, ids: list[Any]) -> dict[Any, JobStatus | Exception]:
         """A round that follows the ends (``durable_jobs.hooks.databricks_feed``): the completed listing down to what
-        the last feed saw, at the round's start and again halfway; ``runs/get`` for the runs never read and for the
-        sweep, half before the second feed, half after; every other run keeps the status it was last read with.
+        the last feed saw, at the round's start and again halfway; ``runs/get`` for a tenth of the runs (the unread
+        first, then the oldest reads), half before the second feed, half after; every other run keeps the status
+        it was last read with, or, not read yet, is told nothing this round.
         The last of ``LISTING_SKIPS`` such rounds adds one page of the active listing, to see whether listing
         pays again."""
         from durable_jobs.triggers.pacing import plan
@@ -435,17 +458,7 @@ class DatabricksJobClient(JobClient):
         self._feed.floor, self._feed.pages = floor, pages
         if probe:
             await self._probe(wanted, out)
-        self.carried = set()
-        for job_id in ids:
-            if job_id not in out:
-                last = self._feed.last_status(job_id)
-                if last is None:  # not read yet (it cannot be: to_read() had it): read it now
-                    out.update(await super().astatuses([job_id]))
-                    continue
-                out[job_id] = last
-                self.carried.add(str(job_id))
-        self._listed = {}
-        return out
+        return self._unread_wait(ids, out)
 
     async def _stop_feeding(self, ids: list[Any], out: dict[Any, JobStatus | Exception], read: Any) -> dict[Any, Any]:
         """The feed stopped short: read every run it did not show by id, and list or read run by run from now on."""

@@ -9,13 +9,16 @@ that ended since; a watched run it does not show has not ended, and keeps the st
 That holds for a run once it has been read (listed or got) *after* a feed began: it was active then, so its end
 comes later than anything that feed saw. Hence the rules of :class:`EndFeed`:
 
-- a run never read (a new trigger), or last read in a state we do not know, is read by id;
+- a run never read since the feed began (a new trigger; every run when it begins), or last read in a state we do
+  not know, is read by id, a tenth of the runs a round: its trigger hears nothing until then (``NotReadThisRound``),
+  unless the feed shows its end first;
 - every watched run is also read by id at least every ``SWEEP_ROUNDS`` rounds (the *sweep*, the oldest reads
-  first, a tenth of the runs a round): the reference does not say how soon an ended run is listed, nor what
-  becomes of a run whose history is deleted, so a run the feed misses is heard of at most that many rounds late;
+  first, within the same tenth): the reference does not say how soon an ended run is listed, nor what becomes
+  of a run whose history is deleted, so a run the feed misses is heard of at most that many rounds late;
 - a feed reads ``MARGIN_MS`` further back than the last one's newest end (a run listed a little late);
-- a feed checks the order it relies on: an end time that grows down the listing (an API that orders by start
-  time, as the 2.1 reference says) ends the feed for good, and the client reads run by run.
+- a feed checks the order it relies on: an end time that grows down the listing by more than
+  ``ORDER_TOLERANCE_MS`` (an API that orders by start time, as the 2.1 reference says) ends the feed for good,
+  and the client reads run by run.
 
 Times compared are the vendor's own (``end_time``, ms since the epoch), never the triggerer's clock.
 """
@@ -33,6 +36,9 @@ from durable_jobs.hooks.base import JobPhase, JobStatus
 SWEEP_ROUNDS = 10
 #: How much further back than the last feed's newest end a feed reads (a run listed late; the reference is silent).
 MARGIN_MS = 10_000
+#: An end time this much later than the one above it still passes the order check (ends stamped by different
+#: hosts, say): the margin covers it. The reference says nothing of how exact the order is.
+ORDER_TOLERANCE_MS = 1_000
 #: Fewer watched runs than this are cheaper read one by one than followed (two feed pages and a sweep a round).
 FEED_MIN = 4
 
@@ -60,15 +66,20 @@ class EndFeed:
         #: pages the last feed read (what the next round's plan counts on)
         self.pages = 1
         self._reads: dict[str, tuple[int, int, JobStatus]] = {}  # run -> (round, order, status) of its last read
+        self._unread_since: dict[str, int] = {}  # run with no read to stand in for it -> the round since when
         self._round = 0
         self._order = 0
 
     def begin_round(self, job_ids: Iterable[Any]) -> None:
-        """A round of ``astatuses`` begins, for ``job_ids``: forget the runs no longer watched."""
+        """A round of ``astatuses`` begins, for ``job_ids``: forget the runs no longer watched, note the new ones."""
         self._round += 1
         keep = {str(i) for i in job_ids}
-        for key in [k for k in self._reads if k not in keep]:
-            del self._reads[key]
+        for table in (self._reads, self._unread_since):
+            for key in [k for k in table if k not in keep]:
+                del table[key]
+        for key in keep:
+            if key not in self._reads:
+                self._unread_since.setdefault(key, self._round)
 
     def remember(self, job_id: Any, status: JobStatus) -> None:
         """A run was listed or got: an active status in a state we know can stand in for it while the feed holds."""
@@ -78,18 +89,34 @@ class EndFeed:
             return
         self._order += 1
         self._reads[key] = (self._round, self._order, status)
+        self._unread_since.pop(key, None)
+
+    def forget(self, job_ids: Iterable[Any]) -> None:
+        """These runs' reads no longer stand in for them (read before the feed began): they count as unread."""
+        for job_id in job_ids:
+            if self._reads.pop(str(job_id), None) is not None:
+                self._unread_since[str(job_id)] = self._round
 
     def last_status(self, job_id: Any) -> JobStatus | None:
         read = self._reads.get(str(job_id))
         return read[2] if read is not None else None
 
     def to_read(self, job_ids: list[Any]) -> list[Any]:
-        """The runs to read by id this round: those with no read to stand in for them, then the sweep: the oldest
-        reads, a ``SWEEP_ROUNDS``-th of the runs, and every run last read ``SWEEP_ROUNDS`` rounds ago or more."""
-        unread = [i for i in job_ids if str(i) not in self._reads]
-        known = sorted((i for i in job_ids if str(i) in self._reads), key=lambda i: self._reads[str(i)][:2])
-        due = sum(1 for i in known if self._round - self._reads[str(i)][0] >= SWEEP_ROUNDS)
-        return unread + known[: max(due, math.ceil(len(job_ids) / SWEEP_ROUNDS))]
+        """The runs to read by id this round: a ``SWEEP_ROUNDS``-th of them, or more when more are *due* (unread, or
+        last read, ``SWEEP_ROUNDS`` rounds ago or more): the due first, then those with no read to stand in for
+        them (new runs; all of them when the feed begins, so their first reads are spread over as many rounds, not
+        sent in a burst), then the oldest reads. So every run is read within ``SWEEP_ROUNDS`` rounds of its last
+        read or of its start, however many runs leave meanwhile."""
+
+        def rank(job_id: Any) -> tuple[int, int, int, int]:
+            key = str(job_id)
+            read = self._reads.get(key)
+            since, order = (read[0], read[1]) if read is not None else (self._unread_since.get(key, self._round), 0)
+            return (0 if self._round - since >= SWEEP_ROUNDS else 1, 0 if read is None else 1, since, order)
+
+        ranked = sorted(job_ids, key=rank)
+        due = sum(1 for i in ranked if rank(i)[0] == 0)
+        return ranked[: max(due, math.ceil(len(job_ids) / SWEEP_ROUNDS))]
 
     def round_calls(self, n: int) -> int:
         """About what a round costs for ``n`` runs, none new: two feeds and the sweep."""
@@ -112,7 +139,7 @@ async def read_feed(fetch: Callable[[str | None], Awaitable[Mapping[str, Any]]],
             end = run.get("end_time")
             if not isinstance(end, int) or end <= 0:
                 continue  # no end time given: nothing to check or to read back to
-            if last is not None and end > last:
+            if last is not None and end > last + ORDER_TOLERANCE_MS:
                 return FeedRead(False, newest, pages, disordered=True)
             newest = end if newest is None else newest
             last = end

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from durable_jobs.config import get_float
-from durable_jobs.hooks.base import JobClient, JobStatus, load_client
+from durable_jobs.hooks.base import JobClient, JobStatus, NotReadThisRound, load_client
 from durable_jobs.triggers.early import reporting
 from durable_jobs.triggers.pacing import Pacer, paced
 
@@ -215,6 +215,8 @@ class Hub:
             if key in early:
                 continue  # its end reached its triggers mid-round
             outcome = statuses.get(key)
+            if isinstance(outcome, NotReadThisRound):
+                continue  # read in a later round: no news for its triggers now
             if outcome is None:
                 outcome = RuntimeError(f"{self.client.vendor} status call returned nothing for {job_id}")
             if isinstance(outcome, BaseException):

@@ -510,6 +510,9 @@ def test_runs_list_2_2_orders_by_end_time_2_1_by_start_time(emu, hook):
     by_start = hook._do_api_call(("GET", "2.1/jobs/runs/list"), completed)
     assert [r["run_id"] for r in by_end["runs"]] == [long_run, late_run, short_run]
     assert [r["run_id"] for r in by_start["runs"]] == [late_run, short_run, long_run]
+    emu.configure(runs_list_order="start_time")  # the fault: 2.2 too by start time
+    faulty = hook._do_api_call(("GET", "2.2/jobs/runs/list"), completed)
+    assert [r["run_id"] for r in faulty["runs"]] == [late_run, short_run, long_run]
 
 
 def test_async_hook_methods_send_params_as_json_body(emu, hook):

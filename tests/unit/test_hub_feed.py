@@ -12,7 +12,7 @@ import logging
 from durable_jobs.hooks.base import JobPhase
 from durable_jobs.hooks.databricks_feed import SWEEP_ROUNDS
 from durable_jobs.triggers.pacing import Pacer
-from tests.unit.test_hub import budget, delivered, hand_driven, shared_poller_on, spent_since, submit  # noqa: F401
+from tests.unit.test_hub import budget, hand_driven, shared_poller_on, spent_since, submit  # noqa: F401
 from tests.unit.test_hub import calls as emulator_calls
 
 INTERVAL = 0.3
@@ -27,9 +27,20 @@ def start(emulator, ours: int, foreign: int, *, ours_seconds: float = 600, forei
     return submit(ours), submit(foreign)
 
 
+async def heard_now(subs) -> list:
+    """What each subscription was told in the round just polled, or None: a run not read yet is told nothing."""
+    out = []
+    for s in subs:
+        try:
+            out.append(await asyncio.wait_for(s.next(), 0.05))
+        except TimeoutError:
+            out.append(None)
+    return out
+
+
 async def rounds(emulator, the_hub, subs, n: int, before_round=None) -> tuple[list[list], list[dict]]:
-    """``n`` rounds: what every subscription received and what each round cost on the vendor's side.
-    ``before_round(k)`` runs before round k (0-based)."""
+    """``n`` rounds: what every subscription was told (None: nothing) and what each round cost on the vendor's
+    side. ``before_round(k)`` runs before round k (0-based)."""
     got, spent = [], []
     for k in range(n):
         if before_round is not None:
@@ -37,34 +48,45 @@ async def rounds(emulator, the_hub, subs, n: int, before_round=None) -> tuple[li
         before = dict(emulator_calls(emulator))
         await the_hub.poll_once()
         spent.append(spent_since(emulator, before))
-        got.append(await delivered(subs))
+        got.append(await heard_now(subs))
     return got, spent
 
 
-def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_the_sweep(databricks_conn_env):
-    """40 of ours behind 400 newer foreign runs: the first round lists a page of each listing and reads ours by
-    id (40 gets); every later round reads the completed listing's first page twice (its start and halfway) and
-    a tenth of ours by id, instead of 40 gets; every trigger hears its run is active each round."""
+def told(got: list[list]) -> list:
+    """Every status told in these rounds."""
+    return [g for statuses in got for g in statuses if g is not None]
+
+
+def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_a_tenth_read(databricks_conn_env):
+    """40 of ours behind 400 newer foreign runs: the first round lists a page of each listing, sees the active
+    listing full of others' runs, and reads a tenth of ours by id; every later round reads the completed
+    listing's first page twice (its start and halfway) and another tenth by id, instead of 40 gets. A run is
+    told its status from its first read on (never a burst of 40 first reads), every run within ten rounds."""
     ids, _ = start(databricks_conn_env, 40, 400)
 
     async def main():
         subs, the_hub = hand_driven(ids, INTERVAL)
-        out = await rounds(databricks_conn_env, the_hub, subs, 4)
+        out = await rounds(databricks_conn_env, the_hub, subs, SWEEP_ROUNDS + 1)
         for s in subs:
             await s.close()
         return out
 
     got, spent = asyncio.run(main())
 
-    assert spent[0] == {"jobs/runs/submit": 0, "jobs/runs/list": 2, "jobs/runs/get": 40}, spent[0]
+    assert spent[0] == {"jobs/runs/submit": 0, "jobs/runs/list": 2, "jobs/runs/get": 4}, spent[0]
     for round_ in spent[1:]:
-        assert round_.get("jobs/runs/list") == 2 and round_.get("jobs/runs/get") == 40 // SWEEP_ROUNDS, spent
-    assert all(s.phase is JobPhase.ACTIVE for statuses in got for s in statuses), got
+        assert round_.get("jobs/runs/get") == 40 // SWEEP_ROUNDS, spent
+    assert [r.get("jobs/runs/list") for r in spent[1:]] == [2] * (SWEEP_ROUNDS - 1) + [3], "the tenth: one probe page"
+    assert sum(g is not None for g in got[0]) == 4, "the first round tells the four runs it read"
+    assert all(g.phase is JobPhase.ACTIVE for g in told(got)), got
+    first_told = [min(k for k, statuses in enumerate(got) if statuses[i] is not None) for i in range(40)]
+    assert max(first_told) < SWEEP_ROUNDS, first_told
+    assert all(all(g is not None for g in statuses) for statuses in got[SWEEP_ROUNDS:]), "then every run, each round"
 
 
 def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
-    """Two of 40 runs end between rounds: the next round's first feed page shows both ended, and their triggers
-    hear it; neither is read by id, and the others stay active."""
+    """Two of 40 runs end between rounds, before anything read them by id: the next round's first feed page shows
+    both ended, and their triggers hear it; neither is read by id."""
     databricks_conn_env.configure(speed=0)
     outcomes = ([{"outcome": "SUCCESS", "running_seconds": 600}] * 38
                 + [{"outcome": "FAILED", "running_seconds": 5}] * 2
@@ -72,7 +94,6 @@ def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
     databricks_conn_env.configure(pending_seconds=0.0, outcomes=outcomes)
     ids = submit(40)
     submit(400)
-    gets: list[int] = []
 
     async def main():
         subs, the_hub = hand_driven(ids, INTERVAL)
@@ -81,8 +102,7 @@ def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
         before = dict(emulator_calls(databricks_conn_env))
         await the_hub.poll_once()
         spent = spent_since(databricks_conn_env, before)
-        got = await delivered(subs)
-        gets.append(spent.get("jobs/runs/get", 0))
+        got = await heard_now(subs)
         for s in subs:
             await s.close()
         return got, spent
@@ -90,15 +110,17 @@ def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
     got, spent = asyncio.run(main())
 
     assert [g.state for g in got[38:]] == ["TERMINATED:FAILED"] * 2, got[38:]
-    assert all(g.phase is JobPhase.ACTIVE for g in got[:38]), got[:38]
-    # two feed pages, and the sweep's four gets (a tenth of 40, the oldest reads: not the two that ended)
+    # runs read in the first round keep their status; four more are read now (a tenth of 40, not the two ended)
+    assert [g.phase for g in got[:8]] == [JobPhase.ACTIVE] * 8, got[:8]
+    assert got[8:38] == [None] * 30, got[8:38]
     assert spent.get("jobs/runs/list") == 2 and spent.get("jobs/runs/get") == 4, spent
 
 
 def test_the_sweep_reads_every_run_by_id_within_its_rounds(databricks_conn_env):
     """Every one of 20 runs loses its history after the first round (no listing shows them again, and a get says
-    they are gone): the feed cannot tell, but the sweep reads two a round, so within ``SWEEP_ROUNDS`` rounds every
-    trigger has heard its run is missing."""
+    they are gone): the feed cannot tell, but a tenth are read by id a round, and every run not read for ten
+    rounds is read then, so within ``SWEEP_ROUNDS`` rounds every trigger has heard its run is missing, though
+    fewer runs are left to share the reads each round."""
     ids, _ = start(databricks_conn_env, 20, 200)
 
     async def main():
@@ -110,8 +132,8 @@ def test_the_sweep_reads_every_run_by_id_within_its_rounds(databricks_conn_env):
         waiting = dict(zip(ids, subs))
         for k in range(1, SWEEP_ROUNDS + 2):
             await the_hub.poll_once()
-            for run_id, status in zip(list(waiting), await delivered(list(waiting.values()))):
-                if status.phase is JobPhase.MISSING:
+            for run_id, status in zip(list(waiting), await heard_now(list(waiting.values()))):
+                if status is not None and status.phase is JobPhase.MISSING:
                     heard[run_id] = k
                     del waiting[run_id]
             if not waiting:
@@ -148,12 +170,14 @@ def test_a_listing_not_in_end_time_order_stops_the_feed_for_good(databricks_conn
 
     got, spent, usable = asyncio.run(main())
 
+    assert spent[0].get("jobs/runs/list") == 2 and spent[0].get("jobs/runs/get") == 1, spent
     assert spent[1].get("jobs/runs/list") == 1 and spent[1].get("jobs/runs/get") == 6, spent
     assert "did not list the completed runs by end time" in caplog.text
     assert not usable
     assert spent[2].get("jobs/runs/list") == 2 and spent[2].get("jobs/runs/get") == 6, "a listing round, busy"
     assert spent[3].get("jobs/runs/list", 0) == 0 and spent[3].get("jobs/runs/get") == 6, "then run by run"
-    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+    assert all(g is not None for statuses in got[1:] for g in statuses), got
+    assert all(g.phase is JobPhase.ACTIVE for g in told(got))
 
 
 def test_others_ending_faster_than_the_feed_pays_make_it_read_run_by_run(databricks_conn_env):
@@ -175,7 +199,8 @@ def test_others_ending_faster_than_the_feed_pays_make_it_read_run_by_run(databri
 
     assert spent[1].get("jobs/runs/list") == 5 and spent[1].get("jobs/runs/get") == 20, spent
     assert spent[2].get("jobs/runs/list", 0) == 0 and spent[2].get("jobs/runs/get") == 20, spent
-    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+    assert all(g is not None for statuses in got[1:] for g in statuses), got
+    assert all(g.phase is JobPhase.ACTIVE for g in told(got))
 
 
 def test_the_probe_page_lists_again_once_ours_fill_the_active_listing(databricks_conn_env):
@@ -200,7 +225,8 @@ def test_the_probe_page_lists_again_once_ours_fill_the_active_listing(databricks
 
     assert spent[SWEEP_ROUNDS].get("jobs/runs/list") == 3, "two feed pages and the probe's page"
     assert spent[SWEEP_ROUNDS + 1].get("jobs/runs/list") == 2 and spent[SWEEP_ROUNDS + 1].get("jobs/runs/get", 0) == 0
-    assert all(g.phase is JobPhase.ACTIVE for statuses in got for g in statuses)
+    assert all(g is not None for g in got[SWEEP_ROUNDS + 1]), "a listing round tells every run"
+    assert all(g.phase is JobPhase.ACTIVE for g in told(got))
 
 
 def test_a_client_that_knows_its_round_respaces_what_is_left_of_it():
