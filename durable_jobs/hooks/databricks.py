@@ -463,10 +463,10 @@ class DatabricksJobClient(JobClient):
     async def _stop_feeding(self, ids: list[Any], out: dict[Any, JobStatus | Exception], read: Any) -> dict[Any, Any]:
         """The feed stopped short: read every run it did not show by id, and list or read run by run from now on."""
         self._feed_rounds, self._feed.floor = 0, None
-        if read.disordered:
+        if read.disorder:
             self._feed.usable = False
             log.warning("Databricks runs/list did not list the completed runs by end time (the 2.2 reference says "
-                        "it does): reading run by run instead of following the ended runs")
+                        "it does; %s): reading run by run instead of following the ended runs", read.disorder)
         else:
             log.info("Databricks: %d pages of ended runs did not reach the last feed's; reading run by run for %d "
                      "rounds", read.pages, LISTING_SKIPS)

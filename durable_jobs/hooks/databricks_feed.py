@@ -52,8 +52,8 @@ class FeedRead:
     #: the newest end time it saw (what the next feed reads back to), or None when the listing was empty
     newest: int | None
     pages: int
-    #: the listing's end times grew from one run to the next: the order the feed relies on does not hold
-    disordered: bool = False
+    #: where the listing's end times grew from one run to the next (the order the feed relies on does not hold)
+    disorder: str | None = None
 
 
 class EndFeed:
@@ -130,6 +130,8 @@ async def read_feed(fetch: Callable[[str | None], Awaitable[Mapping[str, Any]]],
     (incomplete: a workspace ending others' runs faster than the feed pays)."""
     newest: int | None = None
     last: int | None = None
+    last_id: Any = None
+    seen: set[Any] = set()
     pages, token = 0, None
     while True:
         reply = await fetch(token)
@@ -137,12 +139,18 @@ async def read_feed(fetch: Callable[[str | None], Awaitable[Mapping[str, Any]]],
         take(reply)
         for run in reply.get("runs") or []:
             end = run.get("end_time")
-            if not isinstance(end, int) or end <= 0:
-                continue  # no end time given: nothing to check or to read back to
+            if not isinstance(end, int) or end <= 0 or run.get("run_id") in seen:
+                # No end time: nothing to check or read back to. Seen on an earlier page: a page token that is an
+                # offset (as in our emulator; the reference does not say) shows a run again when runs ended
+                # since the last page, each moving the listing down one.
+                continue
+            seen.add(run.get("run_id"))
             if last is not None and end > last + ORDER_TOLERANCE_MS:
-                return FeedRead(False, newest, pages, disordered=True)
+                return FeedRead(False, newest, pages,
+                                disorder=f"run {run.get('run_id')} (end_time {end}) listed after run {last_id} "
+                                         f"(end_time {last}), page {pages}")
             newest = end if newest is None else newest
-            last = end
+            last, last_id = end, run.get("run_id")
         token = reply.get("next_page_token")
         if not (reply.get("has_more") and token) or (last is not None and last < floor - MARGIN_MS):
             return FeedRead(True, newest, pages)

@@ -238,3 +238,39 @@ def test_a_client_that_knows_its_round_respaces_what_is_left_of_it():
     now[0] = 0.4
     pacer.replan(4)
     assert abs(pacer.spacing - 0.4) < 1e-9
+
+
+def test_runs_shown_again_on_the_next_page_are_not_taken_for_disorder(databricks_conn_env, caplog):
+    """30 of ours ended two seconds apart; the feed reads them on two pages, and two foreign runs end between its
+    pages: the emulator pages by offset, so the second page starts with the first page's last two runs again
+    (their end times above the last one read). Those are runs already seen, not a listing out of order: the
+    feed goes on, and every trigger hears its run ended."""
+    databricks_conn_env.configure(speed=0, pending_seconds=0.0, outcomes=(
+        [{"outcome": "SUCCESS", "running_seconds": 10 + 2 * i} for i in range(30)]
+        + [{"outcome": "SUCCESS", "running_seconds": 600}] * 30
+        + [{"outcome": "SUCCESS", "running_seconds": 71}] * 2 + [{"outcome": "SUCCESS", "running_seconds": 900}] * 600))
+    ids = submit(60)
+    submit(602)
+
+    async def main():
+        subs, the_hub = hand_driven(ids, 3.0)  # the round's calls ~0.4 s apart: room to act between two pages
+        await rounds(databricks_conn_env, the_hub, subs, 1)  # the busy listing: now following the ends
+        databricks_conn_env.advance(70)  # 30 of ours have ended
+        before = dict(emulator_calls(databricks_conn_env))
+        round_ = asyncio.create_task(the_hub.poll_once())
+        while spent_since(databricks_conn_env, before).get("jobs/runs/list", 0) < 1:
+            await asyncio.sleep(0.005)
+        databricks_conn_env.advance(2)  # two foreign runs end: the listing moves down two
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+            await round_
+        got = await heard_now(subs)
+        for s in subs:
+            await s.close()
+        return got, spent_since(databricks_conn_env, before), the_hub.client._feed.usable
+
+    got, spent, usable = asyncio.run(main())
+
+    assert "did not list the completed runs by end time" not in caplog.text
+    assert usable
+    assert [g.state for g in got[:30]] == ["TERMINATED:SUCCESS"] * 30, got[:30]
+    assert spent.get("jobs/runs/list", 0) >= 3, spent  # two pages, then the halfway feed
