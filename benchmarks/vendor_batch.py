@@ -101,17 +101,21 @@ def main() -> None:
     import moto.server
     from moto.moto_server.threaded_moto_server import ThreadedMotoServer
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
-    from werkzeug.serving import make_server
+    from werkzeug.serving import ThreadedWSGIServer
 
     from durable_jobs.emulators.aws_env import CONN_ENV, REGION, AwsTestEnv
 
     limited: list[Limited] = []
 
+    class DeepBacklog(ThreadedWSGIServer):
+        # werkzeug listens with a backlog of 128: the official trigger's thousand sessions connecting at once
+        # overflowed it (connects dropped, retried seconds later); a vendor's front end would take them
+        request_queue_size = 1024
+
     class LimitedMotoServer(ThreadedMotoServer):
         def _server_entry(self) -> None:
             limited.append(Limited(DomainDispatcherApplication(create_backend_app), args.limit))
-            self._server = make_server(self._ip_address, self._port, limited[0], True,
-                                       request_handler=MotoRequestHandler)
+            self._server = DeepBacklog(self._ip_address, self._port, limited[0], MotoRequestHandler)
             self._server_ready_event.set()
             self._server.serve_forever()
 

@@ -76,6 +76,7 @@ class DatabricksApp:
         with self.lock:
             self.config = copy.deepcopy(DEFAULT_CONFIG)
             self.clock = Clock(self.config["speed"])
+            self._epoch_ms_at_zero = time.time() * 1000 - self.clock.now() * 1000
             self.runs: dict[int, Run] = {}
             self.task_parent: dict[int, int] = {}
             self.jobs: dict[int, Job] = {}
@@ -94,6 +95,11 @@ class DatabricksApp:
     # -- helpers -----------------------------------------------------------------------------
     def now(self) -> float:
         return self.clock.now()
+
+    def epoch_ms(self, emulator_time: float) -> int:
+        """An emulator time as the API renders times (ms since the epoch): the wall clock when the emulator began,
+        moved on with its clock (``advance``, ``speed``), so that rendered times keep the emulator's order."""
+        return int(self._epoch_ms_at_zero + emulator_time * 1000)
 
     def not_found(self, kind: str, ident: Any) -> ApiError:
         message = f"{kind} {ident} does not exist."
@@ -198,7 +204,7 @@ class DatabricksApp:
             token=token,
             plan=self.next_plan("outcomes"),
             started=self.now(),
-            start_ms=int(time.time() * 1000),
+            start_ms=self.epoch_ms(self.now()),
             tasks=tasks,
             task_run_ids=[next(self.run_ids) for _ in tasks],
             number_in_job=self.numbers[job_id],
@@ -324,7 +330,7 @@ class DatabricksApp:
                 raise ApiError(400, "INVALID_PARAMETER_VALUE", message)
             repair_id = next(self.run_ids)
             run.plan, run.started, run.frozen = self.next_plan("repair_outcomes"), now, None
-            run.start_ms = int(time.time() * 1000)
+            run.start_ms = self.epoch_ms(now)
             run.repairs.append({"type": "REPAIR", "id": repair_id, "start_time": run.start_ms})
             entry = {"run_id": run_id, "repair_id": repair_id, "ts": time.time(), "payload": payload}
             self.repairs.append(entry)

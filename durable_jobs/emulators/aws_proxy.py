@@ -115,6 +115,13 @@ def operation_of(method: str, path: str, headers: Any) -> str:
     return f"{service}:?"
 
 
+class _DeepBacklogServer(ThreadingHTTPServer):
+    """socketserver's listen backlog is 5: many clients connecting at once had their connects dropped and
+    retried seconds later (``durable_jobs.emulators._http.EmulatorHTTPServer`` says more)."""
+
+    request_queue_size = 1024
+
+
 @dataclass
 class Fault:
     op: str
@@ -181,7 +188,7 @@ class AwsFaultProxy:
         class Handler(_Handler):
             owner = proxy
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server = _DeepBacklogServer((host, port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
