@@ -4,7 +4,7 @@ A trigger waits for its run's end. When the workspace's active runs are mostly s
 not pay, and reading each watched run (``runs/get``) costs a call per run per round, as the official trigger does.
 But the completed-runs listing is a feed of ends: the Jobs API 2.2 reference says ``runs/list`` lists "in
 descending order by end time". Read from the top down to the newest end the last feed saw, it shows every run
-that ended since; a watched run it does not show has not ended, and keeps the status it was last read with.
+that ended since; a watched run it does not show has not ended, and its trigger is told nothing this round.
 
 That holds for a run once it has been read (listed or got) *after* a feed began: it was active then, so its end
 comes later than anything that feed saw. Hence the rules of :class:`EndFeed`:

@@ -417,6 +417,31 @@ def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_e
     assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get") == 3, spent
 
 
+def test_the_completed_listing_stops_at_its_first_page_without_ours(databricks_conn_env):
+    """25 of ours ended after 100 foreign runs did; 5 of ours still run. The completed listing's first page shows
+    our 25, its second none of ours: it stops there (older pages hold no newer end), however many it found
+    before; one active page shows the 5. Three pages, no get."""
+    databricks_conn_env.configure(speed=0, pending_seconds=0.0, outcomes=(
+        [{"outcome": "SUCCESS", "running_seconds": 1}] * 100 + [{"outcome": "SUCCESS", "running_seconds": 10}] * 25
+        + [{"outcome": "SUCCESS", "running_seconds": 600}] * 5))
+    submit(100)  # someone else's, ended first
+    ours = submit(30)
+    databricks_conn_env.advance(20)
+
+    async def main():
+        subs, the_hub = hand_driven(ours)
+        before = dict(calls(databricks_conn_env))
+        await the_hub.poll_once()
+        got = await each_next_then_close(subs)
+        return got, spent_since(databricks_conn_env, before)
+
+    got, spent = asyncio.run(main())
+
+    assert [g.state for g in got[:25]] == ["TERMINATED:SUCCESS"] * 25, got[:25]
+    assert all(g.phase is JobPhase.ACTIVE for g in got[25:]), got[25:]
+    assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get", 0) == 0, spent
+
+
 def test_a_run_that_slips_between_two_active_pages_keeps_its_status_a_round_without_a_get(databricks_conn_env):
     """60 runs (three active pages, newest first). In the second round the two newest end right after the first
     active page: the emulator pages by offset, so the next page starts two runs later and the two runs at the
