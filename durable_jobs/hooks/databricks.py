@@ -413,8 +413,7 @@ class DatabricksJobClient(JobClient):
 
     def _unread_wait(self, ids: list[Any], out: dict[Any, JobStatus | Exception]) -> dict[Any, JobStatus | Exception]:
         """Every run this round did not read is told nothing (``NotReadThisRound``): the feed says it has not
-        ended, nothing more; its trigger needs no wake-up for that (measured: a hundred triggers woken each round
-        to hear the same status cost about what the official triggers' own polls do)."""
+        ended, nothing more, and a status read rounds ago is not news (its trigger is not woken for it)."""
         self.carried = {str(i) for i in ids if i not in out and self._feed.last_status(i) is not None}
         for job_id in ids:
             out.setdefault(job_id, NotReadThisRound(f"run {job_id}: no read this round"))
