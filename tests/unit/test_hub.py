@@ -74,6 +74,20 @@ def hand_driven(ids, interval: float = 2.0):
     return subs, subs[0].hub
 
 
+def one_round(ids, emulator) -> tuple[list, dict[str, int]]:
+    """One hand-driven round of a hub watching ``ids``: what each subscription received, and the emulator calls
+    it cost."""
+
+    async def main():
+        subs, the_hub = hand_driven(ids)
+        before = dict(calls(emulator))
+        await the_hub.poll_once()
+        got = await each_next_then_close(subs)
+        return got, spent_since(emulator, before)
+
+    return asyncio.run(main())
+
+
 @pytest.fixture(autouse=True)
 def budget(monkeypatch):
     monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_REQUESTS_PER_SECOND", "200")
@@ -404,14 +418,7 @@ def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_e
     submit(30)  # someone else's, ended after ours: listed first
     time.sleep(0.3)
 
-    async def main():
-        subs, the_hub = hand_driven(ours)
-        before = dict(calls(databricks_conn_env))
-        await the_hub.poll_once()
-        got = await each_next_then_close(subs)
-        return got, spent_since(databricks_conn_env, before)
-
-    got, spent = asyncio.run(main())
+    got, spent = one_round(ours, databricks_conn_env)
 
     assert [g.state for g in got] == ["TERMINATED:SUCCESS"] * 3, got
     assert spent.get("jobs/runs/list") == 3 and spent.get("jobs/runs/get") == 3, spent
@@ -428,14 +435,7 @@ def test_the_completed_listing_stops_at_its_first_page_without_ours(databricks_c
     ours = submit(30)
     databricks_conn_env.advance(20)
 
-    async def main():
-        subs, the_hub = hand_driven(ours)
-        before = dict(calls(databricks_conn_env))
-        await the_hub.poll_once()
-        got = await each_next_then_close(subs)
-        return got, spent_since(databricks_conn_env, before)
-
-    got, spent = asyncio.run(main())
+    got, spent = one_round(ours, databricks_conn_env)
 
     assert [g.state for g in got[:25]] == ["TERMINATED:SUCCESS"] * 25, got[:25]
     assert all(g.phase is JobPhase.ACTIVE for g in got[25:]), got[25:]
