@@ -523,19 +523,19 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         job_id = event.get("job_id")
         if job_id is None:
             raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
+        store = self._store(context)
+        record = self._read(store) if store is not None else None
+        if record is not None and record.id is not None and not _same_job(record.id, job_id):
+            return self._resume_stale_event(context, store, record, job_id, kind)
         self._job_id = job_id
         if kind in (EVENT_ERROR, EVENT_POLL_LIMIT) and no_retry_left(self._durable_ti):
-            store = self._store(context)
-            self._cancel_orphan(job_id, store, self._read(store) if store is not None else None,
-                                "the last try failed while the job may still run")
+            self._cancel_orphan(job_id, store, record, "the last try failed while the job may still run")
         if kind == EVENT_ERROR:
             raise ending.error_from_event(event, self.job_client, job_id)
         if kind == EVENT_POLL_LIMIT:
             self.on_poll_limit(job_id)  # the official bound on the wait, on the deferrable path too
             raise DurableJobError(f"{self.task_id}: on_poll_limit returned instead of raising")
         self.restore_from_echo(dict(event.get("echo") or {}))
-        store = self._store(context)
-        record = self._read(store) if store is not None else None
         status = JobStatus(
             JobPhase(event.get("phase") or JobPhase.FAILED.value), event.get("state") or "",
             event.get("message") or "",
@@ -543,6 +543,24 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         if status.phase is not JobPhase.SUCCEEDED and self.on_failed_job(context, job_id, status):
             return self._defer(context, store, record, job_id)
         return self._finish(context, store, record, job_id, status)
+
+    def _resume_stale_event(
+        self, context: Context, store: Store, record: CheckpointRecord, job_id: Any, kind: str | None
+    ) -> Any:
+        """An event about another job than the one the checkpoint records: an earlier try's trigger, still running
+        when that try ended, fired into this try's deferral (Airflow resumes the task instances of the trigger
+        row the event names, and a metadata DB may give a new trigger the id of a deleted one: seen on SQLite, the
+        timed-out try's trigger telling this try that the run it had cancelled was cancelled). Taking it would
+        fail this try for a job that is not its own and start another: watch the recorded job instead."""
+        self.log.warning(
+            "A trigger event about %s %s %s (%s) reached this try, whose checkpoint records %s %s: it is an "
+            "earlier try's event (its trigger outlived that try). Ignoring it and watching %s %s.",
+            self.job_client.vendor, self.job_client.unit, job_id, kind, self.job_client.unit, record.id,
+            self.job_client.unit, record.id,
+        )
+        self._job_id = record.id
+        self._durable_store, self._durable_record = store, record
+        return self._defer(context, store, record, record.id)
 
     #: Where the official operator's trigger event carries the job's id (dots reach into a nested
     #: object); a task deferred by the official operator resumes with ours after the import was switched.
@@ -616,6 +634,15 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
 
     def _cancel_orphan(self, job_id: Any, store: Store | None, record: CheckpointRecord | None, why: str) -> None:
         ending.cancel_orphan(self, job_id, store, record, why)
+
+
+def _same_job(recorded: Any, told: Any) -> bool:
+    """Whether two job ids name one job across a JSON round trip (the checkpoint's and an event's: a tuple comes
+    back a list, a number may come back as its string)."""
+    import json
+
+    a, b = (json.loads(json.dumps(v, default=str)) for v in (recorded, told))
+    return bool(a == b or str(a) == str(b))
 
 
 def _ti_of(context: Context | None) -> RuntimeTaskInstanceProtocol | None:

@@ -29,6 +29,7 @@ from crash_scenarios import (
     Scenario,
     _event_text,
     _when,
+    hub_cell,
     sigterm_deferrable,
     sigterm_sync,
 )
@@ -301,6 +302,9 @@ ORPHAN_SCENARIOS: list[Scenario] = [
     Scenario("TIMEOUT", f"execution_timeout ({EXECUTION_TIMEOUT} s) while the run is long, a retry left",
              {"sync": timeout_cell, "deferrable": timeout_cell}, task={"execution_timeout": EXECUTION_TIMEOUT},
              quiet=True, expect_runs=2, expect_cancels=1, expect_min_try=2, expect_max_try=2),
+    Scenario("TIMEOUT-HUB", "as TIMEOUT deferrable, the trigger watching through the shared poller",
+             {"deferrable": hub_cell(timeout_cell)}, task={"execution_timeout": EXECUTION_TIMEOUT}, hub=True,
+             operators=("ours",), expect_runs=2, expect_cancels=1, expect_min_try=2, expect_max_try=2),
     Scenario("TIMEOUT-LAST", f"execution_timeout ({EXECUTION_TIMEOUT} s) while the run is long, on the last try",
              {"sync": timeout_cell, "deferrable": timeout_cell},
              task={"execution_timeout": EXECUTION_TIMEOUT, "retries": 0}, quiet=True,

@@ -887,6 +887,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("MARK-FAILED-HUB", "as MARK-FAILED while deferred, the trigger watching through the shared poller",
              {"deferrable": hub_cell(mark_failed_deferred)}, exclusive=True, hub=True, operators=("ours",),
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
+    Scenario("OUTAGE-HUB", "as OUTAGE deferrable, the trigger watching through the shared poller",
+             {"deferrable": hub_cell(outage)}, hub=True, operators=("ours",), expect_min_try=1, expect_max_try=1),
     Scenario("MARK-FAILED-IN-CALL", "user marks the task failed while its runner waits on Airflow (state-store write)",
              {"sync": mark_failed_in_call},
              expect_cancels=1, expect_state="failed", expect_min_try=1, expect_max_try=1),
