@@ -181,6 +181,11 @@ def main() -> None:
     parser.add_argument("--merge", action="store_true",
                         help="keep the results of last.json this run does not measure again")
     args = parser.parse_args()
+    try:  # the plot comes last: say so before the measuring does, not after it
+        import matplotlib  # noqa: F401
+    except ImportError:
+        parser.error("matplotlib is not installed: `make bench` installs it, or "
+                     "`.venv/bin/pip install -c constraints/constraints-3.3-py3.11.txt matplotlib`")
     vendors = args.vendor or ["databricks", "batch"]
     if args.foreign and vendors != ["databricks"]:
         parser.error("--foreign is a Databricks shape: add --vendor databricks")
