@@ -18,6 +18,7 @@ of its name, for the failure callback Airflow's DAG processor runs (``durable_jo
 
 from __future__ import annotations
 
+import json
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
@@ -525,6 +526,7 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             raise DurableJobError(f"{self.task_id}: trigger event has no job_id: {cap(event, 500)}")
         store = self._store(context)
         record = self._read(store) if store is not None else None
+        self._durable_store, self._durable_record = store, record  # on_kill's, if execution_timeout strikes now
         if record is not None and record.id is not None and not _same_job(record.id, job_id):
             return self._resume_stale_event(context, store, record, job_id, kind)
         self._job_id = job_id
@@ -559,7 +561,6 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
             self.job_client.unit, record.id,
         )
         self._job_id = record.id
-        self._durable_store, self._durable_record = store, record
         return self._defer(context, store, record, record.id)
 
     #: Where the official operator's trigger event carries the job's id (dots reach into a nested
@@ -639,8 +640,6 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
 def _same_job(recorded: Any, told: Any) -> bool:
     """Whether two job ids name one job across a JSON round trip (the checkpoint's and an event's: a tuple comes
     back a list, a number may come back as its string)."""
-    import json
-
     a, b = (json.loads(json.dumps(v, default=str)) for v in (recorded, told))
     return bool(a == b or str(a) == str(b))
 
