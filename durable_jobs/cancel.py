@@ -11,6 +11,7 @@ or deferred (trigger), the kill came from infrastructure and the job is left for
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -129,24 +130,51 @@ def _ti_state_from_db(dag_id: str, run_id: str, task_id: str, map_index: int | N
     return "none" if state is None else str(getattr(state, "value", state))
 
 
+#: How long ``on_kill``, inside the SIGTERM handler, waits for its cancel before it lets the interrupted code go on
+#: (a lock that code holds is released only once it runs again). Airflow SIGKILLs a task process 5 s after a
+#: server-side SIGTERM: 2 s here leaves the rest for the cancel to finish once that lock is free.
+HANDLER_WAIT_SECONDS = 2.0
+
+
 def cancel_from_worker(
     *, policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any = None, last_try: bool = False
-) -> None:
+) -> threading.Thread:
     """The operator's ``on_kill``: cancel ``job_id`` if ``policy`` says this kill was a user's, or if
     this is the ``last_try`` (no retry would ever reconnect: the job would be orphaned).
 
-    When SIGTERM interrupted a call to Airflow that holds the supervisor channel (an XCom push, a
-    state-store write), asking Airflow from the signal handler would wait on that lock forever:
-    ask from a thread, which proceeds as soon as the interrupted call returns.
+    ``on_kill`` runs inside the SIGTERM handler, on top of whatever the main thread was doing. When that held
+    a lock the cancel needs — the supervisor channel (an XCom push, a state-store write), structlog's write lock
+    (a log line), a connection pool's — doing the work in the handler would wait on it forever and the job
+    would be orphaned at the SIGKILL. So the work runs on a thread; the handler waits for it up to
+    ``HANDLER_WAIT_SECONDS`` (not at all when a lock it knows of is held), then returns so that the
+    interrupted code releases what it holds. The caller joins the returned thread before the try ends.
     """
     logger = logger or log
-    if policy == "user" and _comms_busy():
-        threading.Thread(
-            target=_cancel_if_user_stopped, args=(policy, ti, job_id, client, logger, last_try),
-            name="durable-jobs-on-kill",
-        ).start()
-        return
-    _cancel_if_user_stopped(policy, ti, job_id, client, logger, last_try)
+    held = held_locks()
+    worker = threading.Thread(
+        target=_cancel_logged, args=(policy, ti, job_id, client, logger, last_try, held),
+        name="durable-jobs-on-kill",
+    )
+    worker.start()
+    if not held:
+        worker.join(HANDLER_WAIT_SECONDS)
+    return worker
+
+
+def _cancel_logged(
+    policy: str, ti: Any, job_id: Any, client: JobClient, logger: Any, last_try: bool, held: list[str]
+) -> None:
+    """The thread's work: say why it waited, decide and cancel; an error is logged with what to do, not lost
+    in a thread's traceback."""
+    if held:
+        logger.info("on_kill interrupted a call holding %s: asked again from a thread once it returned",
+                    " and ".join(held))
+    try:
+        _cancel_if_user_stopped(policy, ti, job_id, client, logger, last_try)
+    except Exception as err:  # noqa: BLE001 - reported with the way out; the try fails on its own
+        logger.error("on_kill could not cancel %s %s %s (%s): cancel it in %s's console, or with "
+                     "`durable-jobs reconcile --cancel`.", client.vendor, client.unit, job_id, err, client.vendor,
+                     exc_info=True)
 
 
 def _cancel_if_user_stopped(
@@ -174,6 +202,17 @@ def _cancel_if_user_stopped(
     client.cancel(job_id)
 
 
+def held_locks() -> list[str]:
+    """The locks, among those a cancel needs, that are held right now (when called from the SIGTERM handler:
+    most likely by the very code it interrupted)."""
+    held = []
+    if _comms_busy():
+        held.append("the supervisor channel")
+    if _structlog_writing():
+        held.append("the log writer")
+    return held
+
+
 def _comms_busy() -> bool:
     """True when this task process is in the middle of a call to its supervisor (Task SDK comms)."""
     try:
@@ -183,3 +222,19 @@ def _comms_busy() -> bool:
     lock = getattr(getattr(task_runner, "SUPERVISOR_COMMS", None), "_thread_lock", None)
     locked = getattr(lock, "locked", None)
     return bool(locked and locked())
+
+
+def _structlog_writing() -> bool:
+    """True while a structlog logger writes a line: it holds a plain lock per file (``structlog._output``), and
+    the Task SDK sends every log line of the task process through one."""
+    if "structlog._output" not in sys.modules:  # nothing logs through structlog (Airflow 2): no such lock
+        return False
+    from structlog import _output  # already imported: no import lock is taken inside the signal handler
+
+    locks = getattr(_output, "WRITE_LOCKS", None)
+    if locks is None:
+        return False
+    try:
+        return any(lock.locked() for lock in list(locks.values()))
+    except RuntimeError:  # a weak dictionary changed size under us: no verdict, wait as for an unknown lock
+        return False

@@ -34,8 +34,8 @@ PACKAGE = ROOT / "durable_jobs"
 RUNTIME_FOLDERS = ("operators", "hooks", "triggers", "shims")
 #: Top-level modules that are not runtime (the command dispatcher); every other durable_jobs/*.py is.
 NOT_RUNTIME_TOP_LEVEL = ("cli.py",)
-#: Only these roots count as "upstream" for the scan.
-UPSTREAM_ROOTS = ("airflow",)
+#: Only these roots count as "upstream" for the scan (structlog: the Task SDK's log writer, see cancel.py).
+UPSTREAM_ROOTS = ("airflow", "structlog")
 
 COPIED = "copied block"
 PRIVATE = "private name"
@@ -139,6 +139,7 @@ def _upstream_distributions() -> tuple[str, ...]:
     names = {
         d.metadata["Name"] for d in importlib.metadata.distributions()
         if (d.metadata["Name"] or "").lower().startswith("apache-airflow")
+        or (d.metadata["Name"] or "").lower() in UPSTREAM_ROOTS
     }
     # The most specific first: a provider's files before the core's.
     return tuple(sorted(names, key=lambda n: (not n.lower().startswith("apache-airflow-providers"), n)))

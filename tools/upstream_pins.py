@@ -439,6 +439,16 @@ PINS: tuple[Pin, ...] = (
         pinned="apache-airflow-task-sdk==1.3.2",
         covers=("airflow.sdk.execution_time.task_runner.SUPERVISOR_COMMS._thread_lock",),
     ),
+    Pin(
+        target="structlog._output:BytesLogger.msg",
+        kind=PRIVATE,
+        used_by=("durable_jobs.cancel:_structlog_writing",),
+        why="on_kill tells an interrupted log line by a lock in structlog._output.WRITE_LOCKS being held: msg() "
+            "holds its file's lock while it writes, and the Task SDK sends every task log line through it.",
+        sha256="3f49776fb611011b8031284b18b93dfbddd1e443819aa1bc49ab9c306a94771f",
+        pinned="structlog==26.1.0",
+        covers=("structlog._output",),
+    ),
     # ------------------------------------------------------------------ Snowflake
     Pin(
         target=f"{_SF}.operators.snowflake:SnowflakeNotebookOperator._build_execute_notebook_query",

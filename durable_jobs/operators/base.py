@@ -62,6 +62,8 @@ from durable_jobs.shims import (
 from durable_jobs.triggers.job import EVENT_ERROR, EVENT_FAILED, EVENT_POLL_LIMIT, EVENT_SUCCESS, JobTrigger
 
 if TYPE_CHECKING:
+    import threading
+
     from airflow.sdk import BaseOperator, Context
     from airflow.sdk.types import RuntimeTaskInstanceProtocol
 
@@ -136,6 +138,8 @@ class DurableJobMixin(ResumableJobMixin, _Operator):
         self._durable_store: Store | None = None
         self._durable_record: CheckpointRecord | None = None
         self._durable_cancelled = False
+        # The thread on_kill's cancel runs on (durable_jobs.cancel): the try waits for it before it ends.
+        self._durable_kill: threading.Thread | None = None
         # The bare id this process last wrote under ``external_id_key``: the outcome write need not repeat it.
         self._durable_bare_id: Any = None
         # How this try's execute (or its resumption) ended, once it has (ending.TRY_*): on_kill after that

@@ -47,9 +47,15 @@ TIMEOUT_REASON = "execution_timeout, the task's own bound, was reached"
 TRY_RETURNED, TRY_DEFERRED, TRY_RAISED = "returned", "deferred", "raised"
 
 
+#: How long a try that ends waits for its ``on_kill`` cancel still on its thread (Airflow SIGKILLs sooner).
+KILL_JOIN_SECONDS = 60.0
+
+
 @contextmanager
 def the_try(op: DurableJobMixin) -> Iterator[None]:
-    """Around ``execute`` and its resumption: remember how the try's work ended, for a late ``on_kill``."""
+    """Around ``execute`` and its resumption: remember how the try's work ended, for a late ``on_kill``; and
+    do not let the try end (the Task SDK then leaves the process with ``os._exit``) under a cancel that
+    ``on_kill`` left running on its thread."""
     try:
         yield
     except TaskDeferred:
@@ -58,7 +64,22 @@ def the_try(op: DurableJobMixin) -> Iterator[None]:
     except BaseException:
         op._durable_try_over = TRY_RAISED
         raise
+    finally:
+        await_kill(op)
     op._durable_try_over = TRY_RETURNED
+
+
+def await_kill(op: DurableJobMixin) -> None:
+    """Wait for the cancel ``on_kill`` started, if it still runs."""
+    kill = op._durable_kill
+    if kill is None or not kill.is_alive():
+        return
+    op.log.info("Waiting for on_kill's cancel to finish before this try ends")
+    kill.join(KILL_JOIN_SECONDS)
+    if kill.is_alive():
+        op.log.error("on_kill's cancel did not finish within %.0f s: check %s %s %s in %s's console, or run "
+                     "`durable-jobs reconcile`.", KILL_JOIN_SECONDS, op.job_client.vendor, op.job_client.unit,
+                     op._job_id, op.job_client.vendor)
 
 
 def on_kill(op: DurableJobMixin) -> None:
@@ -79,7 +100,7 @@ def on_kill(op: DurableJobMixin) -> None:
                         "state by [core] task_success_overtime): %s %s %s is not this kill's to cancel",
                         op._durable_try_over, client.vendor, client.unit, job_id)
             return
-    cancel_from_worker(
+    op._durable_kill = cancel_from_worker(
         policy=op.cancel_on_kill, ti=op._durable_ti, job_id=job_id, client=op.job_client, logger=op.log,
         last_try=no_retry_left(op._durable_ti),
     )
