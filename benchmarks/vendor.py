@@ -22,6 +22,11 @@ STATUS_ROUTES = ("jobs/runs/get", "jobs/runs/list")
 
 
 class LimitedDatabricks(DatabricksEmulator):
+    #: HTTP/1.1 with connections kept open, as the workspace's front end answers (and as moto's server, the Batch
+    #: vendor, does): an aiohttp session then reuses its connection while its calls come less than its keep-alive
+    #: timeout apart, for both implementations.
+    keep_alive = True
+
     def __init__(self, limit: float) -> None:
         super().__init__()
         self.counter = RequestCounter(limit, STATUS_ROUTES)

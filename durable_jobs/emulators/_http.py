@@ -152,6 +152,14 @@ class JSONHandler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+class KeepAliveJSONHandler(JSONHandler):
+    """HTTP/1.1: a connection serves request after request until the client closes it (every reply carries its
+    Content-Length). The emulators answer HTTP/1.0 (a connection a request), what their tests were written
+    against; a benchmark's vendor keeps connections alive, as the vendors' front ends do."""
+
+    protocol_version = "HTTP/1.1"
+
+
 class EmulatorHTTPServer(ThreadingHTTPServer):
     """Threaded server whose handler threads never outlive it and never print disconnects."""
 
@@ -162,10 +170,10 @@ class EmulatorHTTPServer(ThreadingHTTPServer):
     #: sessions in the benchmark heard ends up to two minutes late, a vendor's front end would have taken them.
     request_queue_size = 1024
 
-    def __init__(self, address: tuple[str, int], app: App):
+    def __init__(self, address: tuple[str, int], app: App, *, keep_alive: bool = False):
         self.app = app
         self.errors: list[str] = []
-        super().__init__(address, JSONHandler)
+        super().__init__(address, KeepAliveJSONHandler if keep_alive else JSONHandler)
 
     def record_error(self, err: BaseException) -> None:
         log.exception("emulator handler failed", exc_info=err)
@@ -184,8 +192,8 @@ class EmulatorHTTPServer(ThreadingHTTPServer):
 class ServerThread:
     """Run an :class:`EmulatorHTTPServer` on a background thread; ``stop`` joins it."""
 
-    def __init__(self, host: str, port: int, app: App):
-        self.server = EmulatorHTTPServer((host, port), app)
+    def __init__(self, host: str, port: int, app: App, *, keep_alive: bool = False):
+        self.server = EmulatorHTTPServer((host, port), app, keep_alive=keep_alive)
         self._thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -209,6 +217,8 @@ class LoopbackEmulator(abc.ABC):
     free one) from a background thread, abandon held requests on ``stop``; a context manager."""
 
     app: Any  # the vendor app; its ``holds`` are cleared on stop
+    #: Serve HTTP/1.1 and keep connections open between requests (``KeepAliveJSONHandler``); HTTP/1.0 if False.
+    keep_alive: bool = False
 
     def __init__(self, host: str, port: int) -> None:
         self.host = host
@@ -224,7 +234,7 @@ class LoopbackEmulator(abc.ABC):
 
     def start(self) -> Self:
         if self._server is None:
-            self._server = ServerThread(self.host, self._requested_port, self)
+            self._server = ServerThread(self.host, self._requested_port, self, keep_alive=self.keep_alive)
             self._server.start()
             self.on_started()
         return self

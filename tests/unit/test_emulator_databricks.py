@@ -832,3 +832,32 @@ def test_python_m_entry_point_serves_until_sigterm(emulator_process, monkeypatch
     os.kill(proc.pid, signal.SIGTERM)
     assert proc.wait(timeout=10) == 0
     assert proc.stderr.read() == ""
+
+
+# -- connections ---------------------------------------------------------------------------------
+class KeptAliveDatabricks(DatabricksEmulator):
+    keep_alive = True
+
+
+@pytest.mark.parametrize(("emulator", "kept"), [(DatabricksEmulator, False), (KeptAliveDatabricks, True)])
+def test_keep_alive_serves_requests_on_one_connection_and_the_default_closes_it(emulator, kept):
+    """The benchmark's vendor keeps connections open (HTTP/1.1, as a workspace's front end does); every other
+    emulator answers HTTP/1.0, a connection a request, as their tests were written against."""
+    import http.client
+
+    with emulator() as emu:
+        conn = http.client.HTTPConnection("127.0.0.1", emu.port, timeout=5)
+        peers = []
+        try:
+            for _ in range(2):
+                conn.request("GET", "/_emulator/ledger")
+                reply = conn.getresponse()
+                assert reply.status == 200 and json.loads(reply.read())["submissions"] == []
+                assert reply.will_close is not kept
+                peers.append(conn.sock.getsockname() if conn.sock is not None else None)
+        finally:
+            conn.close()
+    if kept:
+        assert peers[0] is not None and peers[0] == peers[1]  # the second request went on the first's socket
+    else:
+        assert peers == [None, None]  # http.client closed each connection after its reply
