@@ -222,7 +222,7 @@ def test_a_run_that_ends_mid_round_is_heard_at_the_rounds_halfway(databricks_con
     ids = submit(60)
 
     async def main():
-        subs, the_hub = hand_driven(ids, interval=2.0)  # 4 calls expected: 0.5 s apart
+        subs, the_hub = hand_driven(ids, interval=5.0)  # 4 calls expected: 1.25 s apart (above a tick)
         before = dict(calls(databricks_conn_env))
         round_ = asyncio.create_task(the_hub.poll_once())
         while spent_since(databricks_conn_env, before).get("jobs/runs/list", 0) < 2:
@@ -342,7 +342,7 @@ def test_requests_closer_than_a_tick_go_out_together_on_the_ticks():
     times = released(pacer, 20)
 
     groups = together(times)
-    assert len(groups) <= 7, groups  # the first at once, then a tick every 0.2 s; spaced alone: 20 groups of 1
+    assert len(groups) <= 7, groups  # the first at once, then a tick every 0.4 s; spaced alone: 20 groups of 1
     assert max(times) < 1.4, times  # no slower than the spread, give or take a tick
     # a few sockets at once, not the round's twenty (the median: a stalled loop may run two ticks together)
     assert sorted(groups)[len(groups) // 2] <= MAX_TOGETHER, groups
@@ -350,7 +350,7 @@ def test_requests_closer_than_a_tick_go_out_together_on_the_ticks():
 
 def test_at_most_a_few_requests_share_a_tick_however_close_their_spacing():
     """1,000 jobs polled one by one at 50 requests/s (0.02 s apart): ticks of a few requests each, not a
-    quarter-second's dozen, so that a connection holds a few sockets at once."""
+    second's fifty, so that a connection holds a few sockets at once."""
     from durable_jobs.triggers.pacing import MAX_TOGETHER, Pacer
 
     pacer = Pacer(budget=50)
@@ -358,20 +358,21 @@ def test_at_most_a_few_requests_share_a_tick_however_close_their_spacing():
     times = released(pacer, 30)
 
     groups = together(times)
-    assert sorted(groups)[len(groups) // 2] <= MAX_TOGETHER, groups  # a quarter-second's tick would hold 12
+    assert sorted(groups)[len(groups) // 2] <= MAX_TOGETHER, groups  # a one-second tick would hold 50
     assert len(groups) < 15, groups  # grouped: spaced alone it would be 30 wake-ups
     assert 0.45 < max(times) < 0.9, times  # 50 a second: 30 requests take about 0.6 s
 
 
 def test_requests_spaced_a_tick_or_more_apart_keep_their_own_times():
-    """0.3 s apart: each request at its own slot, never held back to a quarter-second tick (0.5 s, 0.75 s)."""
-    from durable_jobs.triggers.pacing import Pacer
+    """1.2 s apart: each request at its own slot, never held back to a one-second tick (2 s, 3 s)."""
+    from durable_jobs.triggers.pacing import TICK, Pacer
 
+    assert TICK < 1.2
     pacer = Pacer(budget=1000)
-    pacer.spread(3, 0.9)
+    pacer.spread(3, 3.6)
     times = released(pacer, 3)
 
-    assert 0.28 <= times[1] < 0.45 and 0.58 <= times[2] < 0.72, times
+    assert 1.18 <= times[1] < 1.35 and 2.38 <= times[2] < 2.55, times
 
 
 def test_a_retry_after_reaches_requests_already_waiting_for_their_tick():
@@ -407,6 +408,40 @@ def test_a_caller_late_for_its_slot_does_not_wait_for_a_tick():
 
     assert max(waited) < 0.03, waited
 
+
+def test_one_request_after_another_keeps_the_spacing_on_few_ticks():
+    """Ten requests asked one after another, 0.1 s apart (a listing's pages, answered at once): the one held
+    back to a tick takes, when it goes, the slots that passed while it waited, so the ten keep the spacing's
+    pace (about 0.9 s) in a few wake-ups, rather than two a tick (about 2.5 s)."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    async def main():
+        pacer = Pacer(budget=1000)
+        pacer.spread(10, 1.0)  # 0.1 s apart: ticks of 0.5 s (MAX_TOGETHER spacings)
+        times = []
+        for _ in range(10):
+            await pacer.wait()
+            times.append(time.monotonic())
+        return [t - times[0] for t in times]
+
+    times = asyncio.run(main())
+
+    assert 0.85 <= times[-1] < 1.5, times  # never before the tenth slot, at most a tick after it
+    assert len(together(times)) <= 4, times  # the first at once, then a tick every 0.5 s
+
+
+def test_a_connection_that_was_idle_sends_no_backlog():
+    """Slots left unused while no request waited are not taken later: after an idle second, six requests at once
+    send one at once and the others on the ticks after it, not six together."""
+    from durable_jobs.triggers.pacing import Pacer
+
+    pacer = Pacer(budget=1000)
+    pacer.spread(10, 1.0)  # 0.1 s apart
+    asyncio.run(pacer.wait())
+    time.sleep(1.2)
+    times = released(pacer, 6)
+
+    assert together(times)[0] == 1 and times[1] >= 0.09, times
 
 def test_foreign_runs_that_ended_later_cost_one_page_then_gets(databricks_conn_env):
     """Ours ended first, then 30 foreign runs ended: the completed listing's first page shows none of ours, so
