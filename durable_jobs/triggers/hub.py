@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from durable_jobs.config import get_float
-from durable_jobs.hooks.base import JobClient, JobStatus, NotReadThisRound, load_client
+from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, NotReadThisRound, load_client
 from durable_jobs.triggers.early import reporting
 from durable_jobs.triggers.pacing import Pacer, paced
 
@@ -58,19 +58,30 @@ def hub_key(classpath: str, client_kwargs: dict[str, Any]) -> HubKey:
 
 
 class Subscription:
-    """One trigger's seat at a hub: ``await next()`` gives the job's next status or error."""
+    """One trigger's seat at a hub: ``await next()`` gives the job's next status or error.
 
-    def __init__(self, hub: Hub, job_id: Any, interval: float) -> None:
+    ``news_only``: a status with the same active state as the one the trigger read last is not handed over
+    (``repeats`` counts it), so the trigger's task is not woken a round for nothing; errors, unknown states,
+    a new state and the end always are. A trigger that counts its polls (``max_polls``) asks for every status.
+    """
+
+    def __init__(self, hub: Hub, job_id: Any, interval: float, *, news_only: bool = False) -> None:
         self.hub = hub
         self.job_id = job_id
         self.interval = interval
+        self.news_only = news_only
+        self.repeats = 0
         self._outcome: Outcome | None = None
+        self._read: Outcome | None = None
         self._ready = asyncio.Event()
         self.closed = False
 
     def deliver(self, outcome: Outcome) -> None:
         if isinstance(self._outcome, JobStatus) and self._outcome.is_terminal:
             return  # an end not yet read is never overwritten
+        if self.news_only and self._outcome is None and _same_activity(self._read, outcome):
+            self.repeats += 1
+            return
         self._outcome = outcome  # otherwise the latest wins: a trigger that was busy reads the newest news
         self._ready.set()
 
@@ -79,6 +90,7 @@ class Subscription:
         self._ready.clear()
         outcome, self._outcome = self._outcome, None
         assert outcome is not None
+        self._read = outcome
         return outcome
 
     async def close(self) -> None:
@@ -116,10 +128,10 @@ class Hub:
         self._wake = asyncio.Event()
 
     # ------------------------------------------------------------------ subscribers
-    def join(self, job_id: Any, interval: float) -> Subscription:
+    def join(self, job_id: Any, interval: float, *, news_only: bool = False) -> Subscription:
         if self.closed:
             raise RuntimeError("hub already closed")  # the registry never hands out a closed hub
-        sub = Subscription(self, job_id, interval)
+        sub = Subscription(self, job_id, interval, news_only=news_only)
         self._subs.setdefault(str(job_id), set()).add(sub)
         self._ids[str(job_id)] = job_id
         self._ended.discard(str(job_id))
@@ -275,6 +287,13 @@ class Hub:
         return max(retry_after, min(interval, backoff) * (0.9 + 0.2 * self._rng()))
 
 
+def _same_activity(read: Outcome | None, new: Outcome) -> bool:
+    """``new`` tells a trigger that read ``read`` nothing: the same active state again. For such a status
+    ``JobWatch.seen`` changes nothing (no failed calls or unknown state to clear) and logs nothing."""
+    return (isinstance(read, JobStatus) and isinstance(new, JobStatus) and new.phase is JobPhase.ACTIVE
+            and read.phase is JobPhase.ACTIVE and new.state == read.state)
+
+
 def _hashable(value: Any) -> bool:
     try:
         hash(value)
@@ -310,7 +329,7 @@ def request_budget() -> float:
 
 
 def subscribe(classpath: str, client_kwargs: dict[str, Any], job_id: Any, interval: float,
-              *, make_client: Callable[[], JobClient] | None = None) -> Subscription:
+              *, make_client: Callable[[], JobClient] | None = None, news_only: bool = False) -> Subscription:
     """Join the running loop's hub for this connection (created on first use)."""
     table = hubs()
     key = hub_key(classpath, client_kwargs)
@@ -319,7 +338,7 @@ def subscribe(classpath: str, client_kwargs: dict[str, Any], job_id: Any, interv
         client = make_client() if make_client is not None else load_client(classpath, client_kwargs)
         hub = Hub(key, client, request_budget(), on_empty=lambda h: _forget(table, h))
         table[key] = hub
-    return hub.join(job_id, interval)
+    return hub.join(job_id, interval, news_only=news_only)
 
 
 def _forget(table: dict[HubKey, Hub], hub: Hub) -> None:

@@ -139,7 +139,10 @@ class JobTrigger(BaseTrigger):
 
     async def _watch_shared(self) -> TriggerEvent:
         """Through the loop's hub for this connection; leaves it before the event is yielded."""
-        sub = subscribe(self.client_classpath, self.client_kwargs, self.job_id, self.policy.interval)
+        # Only news wakes this trigger (the same running state again changes nothing in its watch), unless
+        # it counts its polls.
+        sub = subscribe(self.client_classpath, self.client_kwargs, self.job_id, self.policy.interval,
+                        news_only=self.max_polls is None)
         self.log.info("Watching %s %s %s through the shared poller of its connection (%d job(s) watched)",
                       sub.hub.client.vendor, sub.hub.client.unit, self.job_id, sub.hub.watched)
         async with sub:

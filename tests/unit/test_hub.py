@@ -621,6 +621,75 @@ def test_per_job_errors_reach_one_job_and_batch_errors_reach_all(databricks_conn
     assert all(isinstance(o, BaseException) for o in per_batch) and per_batch[0] is per_batch[1]
 
 
+def test_a_news_only_trigger_is_woken_for_news_not_for_the_same_running_state(databricks_conn_env):
+    """Through the emulator, hand-driven rounds: the first RUNNING wakes both seats; the next rounds' RUNNING
+    wakes only the seat that asked for every status, and the news-only seat counts them; a failed round wakes
+    both, and so does the RUNNING after it (the trigger's watch must hear the vendor answered again)."""
+    databricks_conn_env.configure(running_seconds=60, pending_seconds=0.0)
+    (run_id,) = submit(1)
+
+    async def main():
+        hub_subs, the_hub = hand_driven([run_id])
+        news = the_hub.join(run_id, 2.0, news_only=True)
+        every = hub_subs[0]
+        woken = {"news": [], "every": []}
+
+        async def round_then_read(fault: bool = False):
+            if fault:
+                databricks_conn_env.add_fault("jobs/runs/list", status=500, count=-1)
+                databricks_conn_env.add_fault("jobs/runs/get", status=500, count=-1)
+            await the_hub.poll_once()
+            databricks_conn_env.clear_faults()
+            await asyncio.sleep(0)
+            for name, sub in (("news", news), ("every", every)):
+                if sub._ready.is_set():
+                    got = await sub.next()
+                    woken[name].append(got.state if isinstance(got, JobStatus) else type(got).__name__)
+
+        await round_then_read()
+        await round_then_read()
+        await round_then_read()
+        await round_then_read(fault=True)
+        await round_then_read()
+        repeats = news.repeats
+        await news.close()
+        await every.close()
+        return woken, repeats
+
+    woken, repeats = asyncio.run(main())
+
+    assert woken["every"] == ["RUNNING", "RUNNING", "RUNNING", woken["every"][3], "RUNNING"], woken
+    assert woken["every"][3] not in ("RUNNING", "PENDING"), "the failed round reached it as an error"
+    assert woken["news"][0] == "RUNNING" and len(woken["news"]) == 3, woken
+    assert woken["news"][1] == woken["every"][3] and woken["news"][2] == "RUNNING", woken
+    assert repeats == 2, "the two rounds that said RUNNING again"
+
+
+def test_a_trigger_counting_its_polls_still_hears_every_round_through_the_hub(databricks_conn_env):
+    """``max_polls`` counts statuses: a trigger that has it asks the hub for every one, so its poll limit fires
+    after that many rounds, while a trigger without one waits for the end."""
+    databricks_conn_env.configure(running_seconds=60, pending_seconds=0.0)
+    limited, plain = submit(2)
+
+    async def main():
+        limited_task = asyncio.create_task(run_to_end(trigger(limited, interval=0.2, max_polls=3)))
+        plain_task = asyncio.create_task(run_to_end(trigger(plain, interval=0.2)))
+        event = await asyncio.wait_for(limited_task, 10)
+        await asyncio.sleep(0.5)
+        the_hub = next(iter(hubs().values()))
+        (plain_sub,) = the_hub._subs[str(plain)]
+        repeats = plain_sub.repeats
+        plain_task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await plain_task
+        return event, repeats
+
+    event, repeats = asyncio.run(main())
+
+    assert event["status"] == "poll_limit" and "after 3 polls" in event["message"], event
+    assert repeats >= 3, "the trigger without max_polls was not woken for the same RUNNING each round"
+
+
 def test_an_auth_error_reaches_every_trigger_at_once_naming_the_connection(databricks_conn_env):
     databricks_conn_env.configure(running_seconds=60)
     ids = submit(5)
