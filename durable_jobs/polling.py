@@ -69,6 +69,15 @@ class PollPolicy:
         )
 
 
+def active_state(outcome: object) -> str | None:
+    """The state of an active status; None for an end, a state the table does not list, or a failed call.
+    A watch that read an active state changes nothing and logs nothing when it reads the same one again
+    (:meth:`JobWatch.seen`, :meth:`JobWatch.changed`): the shared poller does not wake a trigger for it."""
+    if isinstance(outcome, JobStatus) and outcome.phase is JobPhase.ACTIVE:
+        return outcome.state
+    return None
+
+
 @dataclass
 class JobWatch:
     """One job's watch: what each status or failed call means, and how long to wait next."""

@@ -35,7 +35,8 @@ from collections.abc import Callable
 from typing import Any
 
 from durable_jobs.config import get_float
-from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, NotReadThisRound, load_client
+from durable_jobs.hooks.base import JobClient, JobStatus, NotReadThisRound, load_client
+from durable_jobs.polling import active_state
 from durable_jobs.triggers.early import reporting
 from durable_jobs.triggers.pacing import Pacer, paced
 
@@ -72,14 +73,16 @@ class Subscription:
         self.news_only = news_only
         self.repeats = 0
         self._outcome: Outcome | None = None
-        self._read: Outcome | None = None
+        #: The active state the trigger read last (None when it last read anything else).
+        self._read_active: str | None = None
         self._ready = asyncio.Event()
         self.closed = False
 
     def deliver(self, outcome: Outcome) -> None:
         if isinstance(self._outcome, JobStatus) and self._outcome.is_terminal:
             return  # an end not yet read is never overwritten
-        if self.news_only and self._outcome is None and _same_activity(self._read, outcome):
+        if self.news_only and self._outcome is None and self._read_active is not None \
+                and active_state(outcome) == self._read_active:
             self.repeats += 1
             return
         self._outcome = outcome  # otherwise the latest wins: a trigger that was busy reads the newest news
@@ -90,7 +93,7 @@ class Subscription:
         self._ready.clear()
         outcome, self._outcome = self._outcome, None
         assert outcome is not None
-        self._read = outcome
+        self._read_active = active_state(outcome)
         return outcome
 
     async def close(self) -> None:
@@ -285,13 +288,6 @@ class Hub:
                 sub.deliver(err)
         backoff = min(MAX_BACKOFF, 2.0 ** min(self._failures - 1, 16))
         return max(retry_after, min(interval, backoff) * (0.9 + 0.2 * self._rng()))
-
-
-def _same_activity(read: Outcome | None, new: Outcome) -> bool:
-    """``new`` tells a trigger that read ``read`` nothing: the same active state again. For such a status
-    ``JobWatch.seen`` changes nothing (no failed calls or unknown state to clear) and logs nothing."""
-    return (isinstance(read, JobStatus) and isinstance(new, JobStatus) and new.phase is JobPhase.ACTIVE
-            and read.phase is JobPhase.ACTIVE and new.state == read.state)
 
 
 def _hashable(value: Any) -> bool:
