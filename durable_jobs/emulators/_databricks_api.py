@@ -255,7 +255,7 @@ class DatabricksApp:
         job_id = int(p["job_id"]) if p.get("job_id") not in (None, "") else None
         with self.lock:
             now = self.now()
-            runs = [r for r in self.runs.values() if not (r.deleted or r.expired)]
+            runs = [r for r in self.runs.values() if not (r.deleted or r.expired or r.unlisted)]
             runs = [r for r in runs if job_id is None or r.job_id == job_id]
             if _bool(p.get("active_only")):
                 runs = [r for r in runs if r.is_active(now)]
@@ -414,6 +414,7 @@ class DatabricksApp:
                     "path": run.path,
                     "deleted": run.deleted,
                     "expired": run.expired,
+                    "unlisted": run.unlisted,
                     "repairs": len(run.repairs),
                 }
             return copy.deepcopy(

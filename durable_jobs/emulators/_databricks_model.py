@@ -117,6 +117,7 @@ class Run:
     frozen: tuple[str, str | None, str, float] | None = None  # life cycle, result, message, at
     deleted: bool = False
     expired: bool = False
+    unlisted: bool = False  # a fault: runs/list does not show it (``DatabricksEmulator.unlist``)
     repairs: list[dict[str, Any]] = field(default_factory=list)
 
     # -- state machine -------------------------------------------------------------------------

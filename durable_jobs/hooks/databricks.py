@@ -25,7 +25,7 @@ from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedE
 from durable_jobs.faults import Fault, FaultKind, cap, chain, generic_classify, kind_for_status
 from durable_jobs.hooks.base import JobClient, JobPhase, JobStatus, NotReadThisRound, StateTable
 from durable_jobs.hooks.cached import fill_cached
-from durable_jobs.hooks.databricks_feed import FEED_MIN, EndFeed, read_feed
+from durable_jobs.hooks.databricks_feed import FEED_MIN, MARGIN_MS, EndFeed, missed_end, read_feed
 
 #: Run life-cycle states (Jobs API ``state.life_cycle_state``).
 LIFE_CYCLE_ACTIVE = frozenset(
@@ -422,9 +422,10 @@ class DatabricksJobClient(JobClient):
 
     async def _feed_round(self, ids: list[Any]) -> dict[Any, JobStatus | Exception]:
         """A round that follows the ends (``durable_jobs.hooks.databricks_feed``): the completed listing down to what
-        the last feed saw, at the round's start and again halfway; ``runs/get`` for a tenth of the runs (the due
-        and the unread first, then the oldest reads), half before the second feed, half after; every other run is
-        told nothing this round (it has not ended).
+        the last feed saw, at the round's start and again halfway; ``runs/get`` for a ``SWEEP_ROUNDS``-th of the
+        runs (the due and the unread first, then the oldest reads), half before the second feed, half after; every
+        other run is told nothing this round (it has not ended). A get that finds an end the feed missed
+        (``missed_end``) stops the feed for good.
         The last of ``LISTING_SKIPS`` such rounds adds one page of the active listing, to see whether listing
         pays again."""
         from durable_jobs.triggers.pacing import plan
@@ -448,16 +449,30 @@ class DatabricksJobClient(JobClient):
             pages = max(pages, read.pages)
             todo = [i for i in part if not _ended(out.get(i))]
             if todo:
+                vouched = [i for i in todo if self._feed.vouches_for(i)]
                 out.update(await super().astatuses(todo))
+                for job_id in vouched:
+                    status = out.get(job_id)
+                    if isinstance(status, JobStatus) and missed_end(status, floor):
+                        return await self._stop_feeding(ids, out, read, missed=(job_id, status, floor))
         self._feed.floor, self._feed.pages = floor, pages
         if probe:
             await self._probe(wanted, out)
         return self._unread_wait(ids, out)
 
-    async def _stop_feeding(self, ids: list[Any], out: dict[Any, JobStatus | Exception], read: Any) -> dict[Any, Any]:
-        """The feed stopped short: read every run it did not show by id, and list or read run by run from now on."""
+    async def _stop_feeding(self, ids: list[Any], out: dict[Any, JobStatus | Exception], read: Any,
+                            missed: tuple[Any, JobStatus, int] | None = None) -> dict[Any, Any]:
+        """The feed stopped short, or missed an end (``missed``: the run, its status, the newest end the feeds saw):
+        read every run it did not show by id, and list or read run by run from now on."""
         self._feed_rounds, self._feed.floor = 0, None
-        if read.disorder:
+        if missed is not None:
+            self._feed.usable = False
+            run_id, status, floor = missed
+            log.warning("Databricks runs/list did not show the end of run %s (end_time %s, %s) in the completed runs "
+                        "it listed down to end_time %d: the reference does not say how soon an ended run is listed. "
+                        "Its trigger hears of it now, from runs/get; reading run by run instead of following the "
+                        "ended runs", run_id, status.raw.get("end_time"), status.state, floor - MARGIN_MS)
+        elif read.disorder:
             self._feed.usable = False
             log.warning("Databricks runs/list did not list the completed runs by end time (the 2.2 reference says "
                         "it does; %s): reading run by run instead of following the ended runs", read.disorder)
@@ -465,7 +480,7 @@ class DatabricksJobClient(JobClient):
             log.info("Databricks: %d pages of ended runs did not reach the last feed's; reading run by run for %d "
                      "rounds", read.pages, LISTING_SKIPS)
             self._listing_skips = LISTING_SKIPS
-        rest = [i for i in ids if not _ended(out.get(i))]
+        rest = [i for i in ids if not isinstance(out.get(i), JobStatus)]
         if rest:
             out.update(await super().astatuses(rest))
         self._listed, self.carried = {}, set()

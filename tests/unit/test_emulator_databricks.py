@@ -515,6 +515,21 @@ def test_runs_list_2_2_orders_by_end_time_2_1_by_start_time(emu, hook):
     assert [r["run_id"] for r in faulty["runs"]] == [late_run, short_run, long_run]
 
 
+def test_an_unlisted_run_is_missing_from_both_listings_and_still_answers_a_get(emu, hook):
+    """The fault ``unlist``: a run ``runs/list`` never shows (listed too late ever to be seen; the reference is
+    silent on how soon an ended run is listed), while ``runs/get`` still tells its state."""
+    shown, hidden = hook.submit_run(payload()), hook.submit_run(payload())
+    assert control(emu, "unlist", {"run_id": hidden}) == {"unlisted": [hidden]}
+    active = hook._do_api_call(("GET", "2.2/jobs/runs/list"), {"active_only": "true"})
+    assert [r["run_id"] for r in active["runs"]] == [shown]
+    finish(emu)
+    completed = hook._do_api_call(("GET", "2.2/jobs/runs/list"), {"completed_only": "true"})
+    assert [r["run_id"] for r in completed["runs"]] == [shown]
+    assert hook.get_run_state(hidden).result_state == "SUCCESS"
+    assert emu.ledger()["runs"][str(hidden)]["unlisted"] is True
+    assert control(emu, "unlist", {}, expect=400)["message"] == "unlist needs 'run_id' (or 'run_ids')"
+
+
 def test_async_hook_methods_send_params_as_json_body(emu, hook):
     run_id = hook.submit_run(payload())
     finish(emu)

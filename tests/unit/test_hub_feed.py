@@ -10,6 +10,7 @@ import asyncio
 import logging
 
 from durable_jobs.hooks.base import JobPhase
+from durable_jobs.hooks.databricks import LISTING_SKIPS
 from durable_jobs.hooks.databricks_feed import SWEEP_ROUNDS
 from durable_jobs.triggers.pacing import Pacer
 from tests.unit.test_hub import budget, hand_driven, shared_poller_on, spent_since, submit  # noqa: F401
@@ -57,11 +58,13 @@ def told(got: list[list]) -> list:
     return [g for statuses in got for g in statuses if g is not None]
 
 
-def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_a_tenth_read(databricks_conn_env):
+def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_a_share_read(databricks_conn_env):
     """40 of ours behind 400 newer foreign runs: the first round lists a page of each listing, sees the active
-    listing full of others' runs, and reads a tenth of ours by id; every later round reads the completed
-    listing's first page twice (its start and halfway) and another tenth by id, instead of 40 gets. A run is
-    told its status when it is read (never a burst of 40 first reads), every run within ten rounds."""
+    listing full of others' runs, and reads a ``SWEEP_ROUNDS``-th of ours by id; every later round reads the
+    completed listing's first page twice (its start and halfway) and another share by id, instead of 40 gets, and
+    every ``LISTING_SKIPS``-th round one page of the active listing (the probe). A run is told its status when it
+    is read (never a burst of 40 first reads), every run within ``SWEEP_ROUNDS`` rounds."""
+    share = 40 // SWEEP_ROUNDS
     ids, _ = start(databricks_conn_env, 40, 400)
 
     async def main():
@@ -73,15 +76,16 @@ def test_after_a_busy_listing_each_round_follows_the_ends_with_two_pages_and_a_t
 
     got, spent = asyncio.run(main())
 
-    assert spent[0] == {"jobs/runs/submit": 0, "jobs/runs/list": 2, "jobs/runs/get": 4}, spent[0]
+    assert spent[0] == {"jobs/runs/submit": 0, "jobs/runs/list": 2, "jobs/runs/get": share}, spent[0]
     for round_ in spent[1:]:
-        assert round_.get("jobs/runs/get") == 40 // SWEEP_ROUNDS, spent
-    assert [r.get("jobs/runs/list") for r in spent[1:]] == [2] * (SWEEP_ROUNDS - 1) + [3], "the tenth: one probe page"
-    assert sum(g is not None for g in got[0]) == 4, "the first round tells the four runs it read"
+        assert round_.get("jobs/runs/get") == share, spent
+    assert [r.get("jobs/runs/list") for r in spent[1:]] == [
+        3 if k % LISTING_SKIPS == 0 else 2 for k in range(1, SWEEP_ROUNDS + 1)], "the probe: one page more"
+    assert sum(g is not None for g in got[0]) == share, "the first round tells the runs it read"
     assert all(g.phase is JobPhase.ACTIVE for g in told(got)), got
     first_told = [min(k for k, statuses in enumerate(got) if statuses[i] is not None) for i in range(40)]
     assert max(first_told) < SWEEP_ROUNDS, first_told
-    assert [sum(g is not None for g in statuses) for statuses in got] == [4] * (SWEEP_ROUNDS + 1), \
+    assert [sum(g is not None for g in statuses) for statuses in got] == [share] * (SWEEP_ROUNDS + 1), \
         "each round tells the runs it read, and only them: the others have not ended, nothing more is known"
 
 
@@ -111,17 +115,19 @@ def test_an_end_is_heard_from_the_feed_without_a_get(databricks_conn_env):
     got, spent = asyncio.run(main())
 
     assert [g.state for g in got[38:]] == ["TERMINATED:FAILED"] * 2, got[38:]
-    # four more are read now (a tenth of 40, not the two ended), and only they are told they are active
-    assert [g.phase for g in got[4:8]] == [JobPhase.ACTIVE] * 4, got[4:8]
-    assert got[:4] + got[8:38] == [None] * 34, got
-    assert spent.get("jobs/runs/list") == 2 and spent.get("jobs/runs/get") == 4, spent
+    # a share more are read now (not the two ended), and only they are told they are active
+    share = 40 // SWEEP_ROUNDS
+    assert [g.phase for g in got[share:2 * share]] == [JobPhase.ACTIVE] * share, got[share:2 * share]
+    assert got[:share] + got[2 * share:38] == [None] * (38 - share), got
+    assert spent.get("jobs/runs/list") == 2 and spent.get("jobs/runs/get") == share, spent
 
 
 def test_the_sweep_reads_every_run_by_id_within_its_rounds(databricks_conn_env):
     """Every one of 20 runs loses its history after the first round (no listing shows them again, and a get says
-    they are gone): the feed cannot tell, but a tenth are read by id a round, and every run not read for ten
-    rounds is read then, so within ``SWEEP_ROUNDS`` rounds every trigger has heard its run is missing, though
-    fewer runs are left to share the reads each round."""
+    they are gone): the feed cannot tell, but a ``SWEEP_ROUNDS``-th are read by id a round, and every run not read
+    for that many rounds is read then, so within ``SWEEP_ROUNDS`` rounds every trigger has heard its run is
+    missing, though fewer runs are left to share the reads each round. A run gone is no end the listing missed
+    (the reference says nothing of a deleted run's listing): the feed goes on."""
     ids, _ = start(databricks_conn_env, 20, 200)
 
     async def main():
@@ -141,12 +147,13 @@ def test_the_sweep_reads_every_run_by_id_within_its_rounds(databricks_conn_env):
                 break
         for s in subs:
             await s.close()
-        return heard
+        return heard, the_hub.client._feed.usable
 
-    heard = asyncio.run(main())
+    heard, usable = asyncio.run(main())
 
     assert sorted(heard) == sorted(ids), heard
     assert max(heard.values()) <= SWEEP_ROUNDS, heard
+    assert usable
 
 
 def test_a_listing_not_in_end_time_order_stops_the_feed_for_good(databricks_conn_env, caplog):
@@ -181,6 +188,52 @@ def test_a_listing_not_in_end_time_order_stops_the_feed_for_good(databricks_conn
     assert all(g.phase is JobPhase.ACTIVE for g in told(got))
 
 
+def test_a_sweep_that_finds_an_end_the_feed_missed_stops_the_feed_for_good(databricks_conn_env, caplog):
+    """Four of ours behind 100 newer foreign runs. The first round reads one of ours by id (active), then it ends
+    and the listing never shows it (the emulator's ``unlist`` fault: listed too late ever to be seen, which the
+    reference does not rule out), while two foreign runs end 25 s after it, so the feeds read past its end. The
+    sweep reads it again within ``SWEEP_ROUNDS`` rounds: its trigger hears the end then, the client warns that the
+    listing missed it and reads the others by id that round; from then on it lists or reads run by run, never
+    the feed again."""
+    databricks_conn_env.configure(speed=0, pending_seconds=0.0, outcomes=(
+        [{"outcome": "SUCCESS", "running_seconds": 5}] + [{"outcome": "SUCCESS", "running_seconds": 600}] * 3
+        + [{"outcome": "SUCCESS", "running_seconds": 30}] * 2 + [{"outcome": "SUCCESS", "running_seconds": 900}] * 98))
+    ids = submit(4)
+    submit(100)
+    missed = ids[0]
+
+    async def main():
+        subs, the_hub = hand_driven(ids, INTERVAL)
+        got, spent = await rounds(databricks_conn_env, the_hub, subs, 1)  # busy: following the ends from now
+        databricks_conn_env.unlist(missed)
+        databricks_conn_env.advance(40)
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+            for _ in range(SWEEP_ROUNDS + 1):
+                more_got, more_spent = await rounds(databricks_conn_env, the_hub, subs, 1)
+                got, spent = got + more_got, spent + more_spent
+                if more_got[0][0] is not None and more_got[0][0].is_terminal:
+                    break
+            after_got, after_spent = await rounds(databricks_conn_env, the_hub, subs[1:], 2)
+        for s in subs:
+            await s.close()
+        return got, spent, after_got, after_spent, the_hub.client._feed.usable
+
+    got, spent, after_got, after_spent, usable = asyncio.run(main())
+
+    assert got[0][0].phase is JobPhase.ACTIVE, "read by id in the first round: the feed vouches for it"
+    heard = len(got) - 1
+    assert got[heard][0].state == "TERMINATED:SUCCESS", got[heard]
+    assert 1 < heard <= SWEEP_ROUNDS, heard
+    assert all(statuses[0] is None for statuses in got[1:heard]), "nothing told of it before the sweep read it"
+    assert f"did not show the end of run {missed}" in caplog.text
+    assert not usable
+    assert spent[heard].get("jobs/runs/get") == 4, "the missed run, then the three others by id"
+    assert [g.phase for g in got[heard][1:]] == [JobPhase.ACTIVE] * 3, got[heard]
+    assert after_spent[0].get("jobs/runs/list") == 2 and after_spent[0].get("jobs/runs/get") == 3, "a listing round"
+    assert after_spent[1].get("jobs/runs/list", 0) == 0 and after_spent[1].get("jobs/runs/get") == 3, "run by run"
+    assert all(g is not None and g.phase is JobPhase.ACTIVE for statuses in after_got for g in statuses)
+
+
 def test_others_ending_faster_than_the_feed_pays_make_it_read_run_by_run(databricks_conn_env):
     """200 foreign runs end at once while 20 of ours are followed: the feed would page eight pages down to the last
     one's newest end, past its five (a quarter of the runs watched). It stops, reads ours by id that round, and the
@@ -205,28 +258,28 @@ def test_others_ending_faster_than_the_feed_pays_make_it_read_run_by_run(databri
 
 
 def test_the_probe_page_lists_again_once_ours_fill_the_active_listing(databricks_conn_env):
-    """The foreign runs' history is deleted while ours are followed: the last of ``SWEEP_ROUNDS`` rounds of the
+    """The foreign runs' history is deleted while ours are followed: the last of ``LISTING_SKIPS`` rounds of the
     feed reads one page of the active listing, which now shows 20 of ours; the next round lists (one page of
     each listing and no get)."""
     ids, foreign = start(databricks_conn_env, 20, 200)
 
     def before_round(k: int) -> None:
-        if k == SWEEP_ROUNDS:  # the probe's round
+        if k == LISTING_SKIPS:  # the probe's round
             for run_id in foreign:
                 databricks_conn_env.expire(run_id)
 
     async def main():
         subs, the_hub = hand_driven(ids, INTERVAL)
-        out = await rounds(databricks_conn_env, the_hub, subs, SWEEP_ROUNDS + 2, before_round)
+        out = await rounds(databricks_conn_env, the_hub, subs, LISTING_SKIPS + 2, before_round)
         for s in subs:
             await s.close()
         return out
 
     got, spent = asyncio.run(main())
 
-    assert spent[SWEEP_ROUNDS].get("jobs/runs/list") == 3, "two feed pages and the probe's page"
-    assert spent[SWEEP_ROUNDS + 1].get("jobs/runs/list") == 2 and spent[SWEEP_ROUNDS + 1].get("jobs/runs/get", 0) == 0
-    assert all(g is not None for g in got[SWEEP_ROUNDS + 1]), "a listing round tells every run"
+    assert spent[LISTING_SKIPS].get("jobs/runs/list") == 3, "two feed pages and the probe's page"
+    assert spent[LISTING_SKIPS + 1].get("jobs/runs/list") == 2 and spent[LISTING_SKIPS + 1].get("jobs/runs/get", 0) == 0
+    assert all(g is not None for g in got[LISTING_SKIPS + 1]), "a listing round tells every run"
     assert all(g.phase is JobPhase.ACTIVE for g in told(got))
 
 
