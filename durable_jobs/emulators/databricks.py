@@ -124,22 +124,20 @@ class DatabricksEmulator(LoopbackEmulator):
 
     def expire(self, run_id: int) -> int:
         """Make a run's history expire: runs/get and get-output answer not-found from now on."""
-        with self.app.lock:
-            run = self.app.runs.get(int(run_id))
-            if run is None:
-                raise self.app.not_found("Run", run_id)
-            run.expired = True
-        return int(run_id)
+        return self._mark(run_id, "expired")
 
     def unlist(self, run_id: int) -> int:
         """A fault: ``runs/list`` no longer shows the run (neither listing), while ``runs/get`` still answers. The
         reference does not say how soon an ended run is listed; this is a run listed too late ever to be seen, for
         tests of a client that follows the listing of ended runs."""
+        return self._mark(run_id, "unlisted")
+
+    def _mark(self, run_id: int, flag: str) -> int:
         with self.app.lock:
             run = self.app.runs.get(int(run_id))
             if run is None:
                 raise self.app.not_found("Run", run_id)
-            run.unlisted = True
+            setattr(run, flag, True)
         return int(run_id)
 
     def expire_statement(self, statement_id: str) -> str:
