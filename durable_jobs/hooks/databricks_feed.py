@@ -39,8 +39,9 @@ from durable_jobs.hooks.base import JobPhase, JobStatus
 #: the listing does not show (the reference is silent on how soon it lists one), and the first of those stops the
 #: feed (:func:`missed_end`). Twenty, not ten: measured (benchmark, 100 and 1,000 Databricks runs every 5 s among
 #: ten times more foreign active runs), the sweep's gets are most of a round's calls, and at ten the triggerer's CPU
-#: was 0.34x the official triggers' (0.20 s vs 0.59 s at 100 runs); at twenty 0.16-0.19 s, 0.8-0.9 s vs 3.2 s at
-#: 1,000. The cost: an end the listing misses is heard up to 20 rounds late (100 s at a 5 s interval), once.
+#: was 0.34x the official triggers' (0.20 s vs 0.59 s at 100 runs); at twenty 0.15-0.19 s vs 0.52-0.72 s (0.23-0.30x
+#: in five runs), 0.80-0.88 s vs 3.23-3.35 s at 1,000. The cost: an end the listing misses is heard up to 20 rounds
+#: late (100 s at a 5 s interval), once.
 SWEEP_ROUNDS = 20
 #: How much further back than the last feed's newest end a feed reads (a run listed late; the reference is silent).
 MARGIN_MS = 10_000
