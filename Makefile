@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(CONSTRAINTS) | cksum | cut -d' ' -f1)
 
 .PHONY: venv demo test check test-unit test-integration crash crash-ci faults lint docs constraints clean compat compat-constraints \
-	official official-check lint-eval
+	official official-check lint-eval flake-hunt
 
 venv: $(STAMP)
 
@@ -66,6 +66,14 @@ test-dags-aws: venv
 check: venv
 	$(BIN)/ruff check durable_jobs tools tests docs/_ext example_dags
 	$(BIN)/mypy
+
+# Hunt flaky tests: the fault suite with the crash cells of ours, the integration tests and the AWS integration
+# tests, side by side as `make test` runs them, beside one busy-loop process per CPU, ROUNDS rounds; prints every
+# test that failed at least once, with its message and the load it saw (tools/flake_hunt.py). Not part of
+# `make test`: run it before a stop that touches tests. FLAKE_ARGS="--lane faults-crash -- -k athena" narrows it.
+ROUNDS ?= 3
+flake-hunt: venv
+	$(BIN)/python -m tools.flake_hunt --rounds $(ROUNDS) $(FLAKE_ARGS)
 
 test-unit: venv
 	$(BIN)/python -m pytest -q tests/unit

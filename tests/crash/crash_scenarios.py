@@ -15,6 +15,7 @@ tokens; and from Airflow: the final task state and try number.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
@@ -146,6 +147,8 @@ class Outcome:
     error: str | None = None
     log_tail: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: the machine's load average (1, 5, 15 min) and CPUs when the cell ended: a failure under load says so
+    load: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -1171,6 +1174,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
     except Exception as err:
         run.outcome.error = (run.outcome.error or "") + f"\ncollect failed: {err!r}"
     run.outcome.seconds = round(time.monotonic() - started, 1)
+    run.outcome.load = [*(round(x, 2) for x in os.getloadavg()), float(os.cpu_count() or 1)]
     run.outcome.deviations = violations(run.outcome, cell.scenario) + run.deviations
     if run.outcome.error or (run.ours and run.outcome.deviations):
         run.outcome.log_tail = run.task_log_tail()

@@ -30,7 +30,10 @@ def _params():
 def test_crash_cell(cell_id: str, crash_matrix: dict) -> None:
     outcome = crash_matrix["by_id"].get(cell_id)
     assert outcome is not None, f"{cell_id} did not run (the session stopped early)"
-    detail = json.dumps({k: v for k, v in outcome.items() if k not in ("title",)}, indent=1)
+    load = outcome.get("load") or [0.0, 0.0, 0.0, 1.0]
+    detail = (f"(the cell took {outcome['seconds']} s; load average {load[0]} / {load[1]} / {load[2]} on "
+              f"{load[3]:.0f} CPUs when it ended)\n"
+              + json.dumps({k: v for k, v in outcome.items() if k not in ("title",)}, indent=1))
     assert not outcome["error"], f"the harness could not drive {cell_id}:\n{detail}"
     assert outcome["window"], f"{cell_id}: no proof that the window was hit:\n{detail}"
     if outcome["operator"] == "ours":

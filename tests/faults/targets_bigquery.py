@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW, TIMEOUT
+from targets import SLOW, TIMEOUT, UNKNOWN_READS
 
 from durable_jobs.emulators.bigquery import BigQueryEmulator, install_aio_route, uninstall_aio_route
 from durable_jobs.hooks.base import JobClient
@@ -84,7 +84,7 @@ class BigQueryTarget:
             "reset": dict(path=get, mode="reset", count=3),
             "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
             "not-json": dict(path=get, mode="garbage", count=2),
-            "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds, patch=unknown),
+            "unknown-state": dict(path=get, mode="rewrite", count=UNKNOWN_READS, patch=unknown),
             "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1, patch=unknown),
             "outage": dict(path=get, status=503, count=-1),
             "auth": dict(path=get, status=403, count=-1),

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW
+from targets import SLOW, UNKNOWN_READS
 
 from durable_jobs.emulators.dataflow import REGION, DataflowEmulator, route_hooks
 from durable_jobs.hooks.base import JobClient
@@ -90,7 +90,7 @@ class DataflowTarget:
             "reset": dict(path=get, mode="reset", count=3),
             "timeout": dict(path=get, mode="slow", delay=SLOW, count=2),
             "not-json": dict(path=get, mode="garbage", count=2),
-            "unknown-state": dict(path=get, mode="rewrite", count=-1, seconds=seconds, patch=unknown),
+            "unknown-state": dict(path=get, mode="rewrite", count=UNKNOWN_READS, patch=unknown),
             "unknown-state-too-long": dict(path=get, mode="rewrite", count=-1, patch=unknown),
             "outage": dict(path=get, status=503, count=-1),
             "auth": dict(path=get, status=403, count=-1),

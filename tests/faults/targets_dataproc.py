@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW, TIMEOUT
+from targets import SLOW, TIMEOUT, UNKNOWN_READS
 
 from durable_jobs.emulators.dataproc import REGION, DataprocEmulator, route_hooks
 from durable_jobs.hooks.base import JobClient
@@ -87,7 +87,7 @@ class DataprocJobsTarget:
             "reset": dict(method=get, code="UNAVAILABLE", times=3),
             "timeout": dict(method=get, mode="slow", delay=SLOW, times=2),
             "not-json": dict(method=get, mode="garbage", times=2),
-            "unknown-state": dict(method=get, mode="unknown", times=-1, seconds=seconds),
+            "unknown-state": dict(method=get, mode="unknown", times=UNKNOWN_READS),
             "unknown-state-too-long": dict(method=get, mode="unknown", times=-1),
             "outage": dict(method=get, code="UNAVAILABLE", times=-1),
             "auth": dict(method=get, code="PERMISSION_DENIED", times=-1),

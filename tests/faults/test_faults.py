@@ -14,7 +14,9 @@ BY_KEY = {c.key: c for c in CASES}
 @pytest.mark.parametrize("cell_id", [c[0] for c in cells()])
 def test_fault_cell(cell_id: str, fault_matrix: dict) -> None:
     out = fault_matrix[cell_id]
-    detail = json.dumps(out, indent=1)
+    load = out.get("load") or [0.0, 0.0, 0.0, 1.0]
+    detail = (f"(the cell took {out['seconds']} s; load average {load[0]} / {load[1]} / {load[2]} on {load[3]:.0f} "
+              f"CPUs when it ended)\n{json.dumps(out, indent=1)}")
     assert out["error"] is None, f"the harness could not drive {cell_id}:\n{detail}"
     case = case_for(out["vendor"], out["case"])  # a documented limit of one vendor's API (cases.VENDOR_CASES)
     assert out["jobs"] == case.jobs, f"{cell_id}: the vendor has {out['jobs']} jobs, expected {case.jobs}\n{detail}"
