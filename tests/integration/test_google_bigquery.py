@@ -159,9 +159,12 @@ def test_a_failed_job_fails_with_the_official_text_and_the_retry_inserts_a_new_j
 
 def test_a_retry_reattaches_to_a_running_job(bq, dags):
     """Try 1 ends while its job still runs (the status calls fail past the 5 s budget); try 2 reattaches.
-    The 503s last 9 s from the first one the try gets, not from arming: a slow start must not outlast them."""
+    The 503s are the try's next four status reads, counted rather than timed: the backoff puts the fourth 6 s
+    after the first (1 s, 2 s, then up to the budget and 1 s more), past the 5 s budget however slow the machine,
+    and try 2 reads the job. (A window in seconds would have to outlast try 1's failures and yet end before try
+    2's own budget: a few seconds of slack either way.)"""
     bq.configure(run_seconds=12)
-    bq.add_fault("jobs/get", 503, count=-1, skip=1, seconds=9, seconds_from="first")
+    bq.add_fault("jobs/get", 503, count=4, skip=1)
 
     dr = driver.start(dags.bq_sync)
     driver.drive(dags.bq_sync, dr, max_tries=1)
@@ -264,7 +267,7 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(bq, monkeypatch, state
     from .test_aws_kill import TI, FakeTI, Supervisor
 
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", Supervisor(state), raising=False)
-    bq.configure(run_seconds=4.0)
+    bq.configure(run_seconds=60)  # still running when on_kill comes, however slow the worker's start
     op = BigQueryInsertJobOperator(task_id=TI.task_id, configuration={"query": {"query": "SELECT 1"}},
                                    location="US", poll_interval=0.1, durable=False)
     ti = FakeTI(**vars(TI), pushed={})
@@ -280,12 +283,14 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(bq, monkeypatch, state
     worker.start()
     while bq.ledger()["calls"].get("jobs/get", 0) < 3 and worker.is_alive():
         worker.join(0.05)
+    [job_id] = bq.ledger()["jobs"]
 
     op.on_kill()  # as the Task SDK's signal handler does, while execute() polls
+    if not cancelled:
+        bq.finish(job_id)  # the job left running ends now
 
-    worker.join(15)
+    worker.join(60)  # a poll or two (0.1 s apart); only a hang reaches this
     assert not worker.is_alive()
-    [job_id] = bq.ledger()["jobs"]
     if cancelled:
         assert isinstance(outcome[0], BigQueryJobError) and "cancelled" in str(outcome[0])
         assert bq.ledger()["cancels"] == [job_id]

@@ -111,7 +111,7 @@ def test_timeout_seconds_bounds_the_wait(cb, dags, capfd):
 
 def test_a_retry_reconnects_to_the_running_job():
     """The decisive read: find() asks GetJob under the key-derived id; nothing is created again."""
-    with CloudBatchEmulator(run_seconds=5) as emu, emu.routed():
+    with CloudBatchEmulator(run_seconds=60) as emu, emu.routed():  # still active at the reads below, however slow
         import os
 
         os.environ.update(emu.airflow_conn_env())

@@ -153,8 +153,10 @@ def test_find_lists_by_name_and_takes_an_ended_job(df):
 
 
 def test_find_waits_out_the_listing_lag(df):
-    df.configure(list_lag=0.5)
-    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=2)
+    # The first scan comes right after the submit, well inside the 1.5 s lag (there is a re-scan to see); the
+    # job is listed 3.5 s before the window ends: seconds of slack either side for a loaded machine.
+    df.configure(list_lag=1.5)
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=5)
     key = client.format_key(NONCE, "lagged")
     ident = client.submit({"template": "gs://t/x"}, key)
     assert client.find(key) == ident and df.app.calls["jobs/list"] >= 2
@@ -238,8 +240,21 @@ def test_the_official_deferrable_operator_launches_again_after_a_lost_reply(df, 
     """The official path end to end (its trigger polls the emulator's gRPC GetJob): the client library resends the
     lost launch (within 2 s), Dataflow answers 409 for the still active name, the retry launches under a new
     uuid - two jobs. (Had the first job ended before the resend, the resend itself would have made the second.)"""
-    df.configure(run_seconds=5.0)
+    import threading
+    import time
+
     df.add_fault("templates/launch", status=503, mode="lose_reply")
+    # The emulator's clock stands still until the retry's job exists: the first job is still active when the
+    # resend comes, however late a loaded machine sends it (the resend waits out the client's backoff, 1-2 s).
+    df.configure(run_seconds=5.0, speed=0)
+
+    def thaw() -> None:
+        deadline = time.monotonic() + 120  # only a run that never launches twice gets here
+        while df.created() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        df.configure(speed=1)
+
+    threading.Thread(target=thaw, name="emulator-thaw", daemon=True).start()
 
     dr = driver.run(dags.df_official_deferrable)
 

@@ -74,6 +74,7 @@ def test_success_sends_the_key_as_request_id_and_job_id(dp, dags, dag_name):
 
 
 def test_asynchronous_returns_on_acceptance(dp, dags, capfd):
+    dp.hold()  # the job runs on after the task returned, however long Airflow takes to end the run
     dr = driver.run(dags.dp_async)
 
     assert driver.task_result(dr, "run").state == "success"
@@ -294,14 +295,16 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(dp, monkeypatch, state
         except BaseException as err:  # noqa: BLE001 - the test reads what the worker thread raised
             outcome.append(err)
 
+    dp.hold()  # the job runs until on_kill has come, however slow the worker's start
     worker = threading.Thread(target=work)
     worker.start()
     while dp.calls.get("GetJob", 0) < 3 and worker.is_alive():
         worker.join(0.05)
 
     op.on_kill()  # as the Task SDK's signal handler does, while execute() polls
+    dp.hold(False)  # a job left running ends once its 3 s are up
 
-    worker.join(15)
+    worker.join(60)  # a few polls (0.1 s apart); only a hang reaches this
     assert not worker.is_alive()
     [job_id] = dp.job_states()
     if cancelled:

@@ -8,6 +8,8 @@ reconcile on a live stack) are crash-matrix rows (tests/crash/crash_orphans.py).
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from . import driver, store
@@ -26,7 +28,7 @@ def runs(emu) -> dict:
 
 def test_execution_timeout_cancels_the_run_and_the_retry_starts_a_new_one(databricks_conn_env, dags):
     emu = databricks_conn_env
-    emu.configure(running_seconds=30, outcomes=["SUCCESS", "SUCCESS"])
+    emu.configure(running_seconds=60, outcomes=["SUCCESS", "SUCCESS"])  # outlasts the try's 5 s bound
 
     dr = driver.start(dags.orphan_timeout_retry)
     driver.drive(dags.orphan_timeout_retry, dr, max_tries=1)
@@ -35,7 +37,10 @@ def test_execution_timeout_cancels_the_run_and_the_retry_starts_a_new_one(databr
     assert len(emu.ledger()["cancels"]) == 1  # the user's bound ended the run it bounded
     assert store.record(dr)["status"] == "FAILED"  # so the retry does not reconnect to a dying run
     emu.configure(running_seconds=0.5)
-    dr = driver.drive(dags.orphan_timeout_retry, dr)
+    # The retry under a bound it cannot hit (the same DAG, edited between the tries): its whole try (a new run
+    # of 0.8 s, polls, Airflow's own steps) had 2 s, which a loaded machine can use up.
+    retry_dag = dags._dag("orphan_timeout_retry", execution_timeout=timedelta(seconds=120), retries=1)
+    dr = driver.drive(retry_dag, dr)
     result = driver.task_result(dr, "run")
     assert (result.state, result.try_number) == ("success", 2)
     assert emu.ledger()["runs_created"] == 2

@@ -321,7 +321,7 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_statements(sf, monkeypatch
     from .test_aws_kill import TI, FakeTI, Supervisor
 
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", Supervisor(state), raising=False)
-    sf.configure(run_seconds=4.0)
+    sf.configure(run_seconds=60)  # still running when on_kill comes, however slow the worker's start
     op = SnowflakeSqlApiOperator(task_id=TI.task_id, sql="INSERT INTO t VALUES (1)", statement_count=1,
                                  poll_interval=0.1, durable=False)
     ti = FakeTI(**vars(TI), pushed={})
@@ -339,8 +339,10 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_statements(sf, monkeypatch
         worker.join(0.05)
 
     op.on_kill()  # as the Task SDK's signal handler does, while execute() polls
+    if not cancelled:
+        sf.advance(60)  # the statement left running ends now
 
-    worker.join(15)
+    worker.join(60)  # a poll or two (0.1 s apart); only a hang reaches this
     assert not worker.is_alive()
     if cancelled:
         assert isinstance(outcome[0], SnowflakeStatementError) and "SQL execution canceled" in str(outcome[0])

@@ -71,12 +71,15 @@ def _hibernating(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_window_from_first_reply_starts_where_an_outage_ends_for_the_client(proxy):
-    proxy.fault(OP, status=503, code="ServiceUnavailableException", count=-1, seconds=0.3)
-    proxy.fault(OP, mode="rewrite", rewrite=_hibernating, count=-1, seconds=0.4, seconds_from="first")
+    # Windows of 1.5 s: the requests that must land inside one (the first ask after arming, the two asks in
+    # a row) take milliseconds, but a loaded machine can stall this process for a good part of a second.
+    # The sleeps only need to outlast a window, which a sleep always does.
+    proxy.fault(OP, status=503, code="ServiceUnavailableException", count=-1, seconds=1.5)
+    proxy.fault(OP, mode="rewrite", rewrite=_hibernating, count=-1, seconds=1.5, seconds_from="first")
     assert _ask(proxy) == "503"
-    time.sleep(1.0)  # the client backed off past both windows as counted from arming
+    time.sleep(1.6)  # the client backed off past both windows as counted from arming
     assert [_ask(proxy), _ask(proxy)] == ["HIBERNATING", "HIBERNATING"]  # counted from its first reply
-    time.sleep(0.5)
+    time.sleep(1.6)
     assert _ask(proxy) == "RUNNING"
     assert [(f["op"], f["status"], f["mode"]) for f in proxy.fired] == [
         (OP, 503, "error"), (OP, 500, "rewrite"), (OP, 500, "rewrite"),

@@ -30,7 +30,7 @@ class Hook:
         type(self).computed += 1
         if self.block:
             type(self).inside.set()
-            type(self).release.wait(10)
+            type(self).release.wait(60)  # the test sets it; 60 s outlasts any wait the test makes on the holder
         return f"conn of {self.name}"
 
     @functools.cached_property
@@ -60,11 +60,11 @@ def test_fill_does_not_wait_for_another_instance_holding_the_lock():
     Hook.release.clear()
     holder = threading.Thread(target=lambda: Hook("held", block=True).conn, daemon=True)
     holder.start()
-    assert Hook.inside.wait(5), "the holder thread never entered the property"
+    assert Hook.inside.wait(30), "the holder thread never entered the property"
     try:
         filled = threading.Thread(target=fill_cached, args=(Hook("other"), "conn"), daemon=True)
         filled.start()
-        filled.join(2)
+        filled.join(30)  # milliseconds of work; only waiting for the holder (60 s) reaches this bound
         assert not filled.is_alive(), "fill_cached waited for another instance's computation"
         if sys.version_info < (3, 12):  # the lock this avoids: the descriptor itself waits on 3.11
             through_descriptor = threading.Thread(target=lambda: Hook("third").conn, daemon=True)

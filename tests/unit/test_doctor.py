@@ -168,12 +168,14 @@ def test_unreachable_api_is_reported_not_raised(capsys):
 
 
 def test_slow_api_times_out_quickly(capsys):
-    with health_endpoint("healthy", delay=3.0) as (url, _):
+    # The reply comes 30 s late and the bound is 15 s: a doctor that ignored --timeout 0.3 still fails, while
+    # a loaded machine has room for the rest of the report (config, imports) around the 0.3 s wait.
+    with health_endpoint("healthy", delay=30.0) as (url, _):
         start = time.monotonic()
         _, report = run_json(capsys, "--api-url", url, "--timeout", "0.3")
         took = time.monotonic() - start
     assert report["triggerer"]["alive"] is None and "timed out" in report["triggerer"]["error"].lower()
-    assert took < 2.5
+    assert took < 15
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,9 @@ def finish(emu: DatabricksEmulator) -> None:
     emu.advance(c["pending_seconds"] + c["running_seconds"] + c["terminating_seconds"] + 0.01)
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float = 30.0) -> Any:
+    # Only a real hang should reach the bound: what it waits for takes milliseconds, but a loaded machine
+    # (other lanes, CPU hogs) can stall this process for seconds.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -625,9 +627,12 @@ def test_reset_fault_closes_the_connection_after_the_work(emu, hook):
 def test_window_from_first_reply_starts_where_an_outage_ends_for_the_client(emu, hook):
     """An outage, then an unknown state for a window counted from the first reply it rewrote."""
     run_id = hook.submit_run(payload())
-    emu.add_fault("jobs/runs/get", 503, count=-1, seconds=0.3)
+    # Windows of 1.5 s: the requests that must land inside one (the first ask after arming, the two asks in
+    # a row) take milliseconds, but a loaded machine can stall this process for a good part of a second.
+    # The sleeps only need to outlast a window, which a sleep always does.
+    emu.add_fault("jobs/runs/get", 503, count=-1, seconds=1.5)
     unknown = {"state": {"life_cycle_state": "HIBERNATING", "result_state": None}}
-    control(emu, "faults", {"path": "jobs/runs/get", "mode": "rewrite", "count": -1, "seconds": 0.4,
+    control(emu, "faults", {"path": "jobs/runs/get", "mode": "rewrite", "count": -1, "seconds": 1.5,
                             "seconds_from": "first", "patch": unknown})
 
     def ask() -> str:
@@ -638,9 +643,9 @@ def test_window_from_first_reply_starts_where_an_outage_ends_for_the_client(emu,
         return response.json()["state"]["life_cycle_state"]
 
     assert ask() == "503"
-    time.sleep(1.0)  # the client backed off past both windows as counted from arming
+    time.sleep(1.6)  # the client backed off past both windows as counted from arming
     assert [ask(), ask()] == ["HIBERNATING", "HIBERNATING"]  # the rewrite's window starts at its first reply
-    time.sleep(0.5)
+    time.sleep(1.6)
     assert ask() == "PENDING"
     fired = [(f["status"], f["mode"]) for f in emu.ledger()["faults_fired"]]
     assert fired == [(503, "error"), (500, "rewrite"), (500, "rewrite")]
@@ -669,19 +674,22 @@ def test_slow_fault_answers_late(emu, hook):
     assert _get(emu, run_id).status_code == 200
     assert time.monotonic() - started >= 0.6
     with pytest.raises(requests.ReadTimeout):  # a client with a shorter timeout gives up
-        emu.add_fault("jobs/runs/get", mode="slow", delay=0.6)
+        # 5 s late for a 0.2 s timeout: a stalled client thread that wakes past the delay would read the reply.
+        emu.add_fault("jobs/runs/get", mode="slow", delay=5.0)
         requests.get(f"{emu.url}/api/2.2/jobs/runs/get", params={"run_id": run_id},
                      headers={"Authorization": "Bearer emulator-token"}, timeout=0.2)
 
 
 def test_rewrite_fault_merges_its_patch_into_the_reply_and_a_window_ends_it(emu, hook):
     run_id = hook.submit_run(payload())
-    emu.add_fault("jobs/runs/get", mode="rewrite", count=-1, seconds=0.5,
+    # A 1.5 s window: the first get must land inside it (milliseconds, but a loaded machine can stall this
+    # process for a good part of a second); the sleep only has to outlast it, which a sleep always does.
+    emu.add_fault("jobs/runs/get", mode="rewrite", count=-1, seconds=1.5,
                   patch={"state": {"life_cycle_state": "HIBERNATING", "result_state": None}})
     rewritten = _get(emu, run_id).json()
     assert rewritten["state"]["life_cycle_state"] == "HIBERNATING" and "result_state" not in rewritten["state"]
     assert rewritten["run_id"] == run_id  # the rest of the reply is the real one
-    time.sleep(0.6)
+    time.sleep(1.6)
     assert _get(emu, run_id).json()["state"]["life_cycle_state"] != "HIBERNATING"
     with pytest.raises(Exception, match="patch"):
         emu.add_fault("jobs/runs/get", mode="rewrite")

@@ -13,7 +13,7 @@ from durable_jobs.hooks.base import JobPhase
 from durable_jobs.hooks.databricks import LISTING_SKIPS
 from durable_jobs.hooks.databricks_feed import SWEEP_ROUNDS
 from durable_jobs.triggers.pacing import Pacer
-from tests.unit.test_hub import budget, hand_driven, shared_poller_on, spent_since, submit  # noqa: F401
+from tests.unit.test_hub import budget, hand_driven, parked, shared_poller_on, spent_since, submit  # noqa: F401
 from tests.unit.test_hub import calls as emulator_calls
 
 INTERVAL = 0.3
@@ -307,14 +307,17 @@ def test_runs_shown_again_on_the_next_page_are_not_taken_for_disorder(databricks
     submit(602)
 
     async def main():
-        subs, the_hub = hand_driven(ids, 3.0)  # the round's calls ~0.4 s apart: room to act between two pages
+        subs, the_hub = hand_driven(ids, 3.0)
         await rounds(databricks_conn_env, the_hub, subs, 1)  # the busy listing: now following the ends
         databricks_conn_env.advance(70)  # 30 of ours have ended
         before = dict(emulator_calls(databricks_conn_env))
+        # The clock is stepped while the feed's first page is held, read: its second page is read after the two
+        # ends however soon it follows (a 5 ms poll of the ledger could miss the gap on a loaded machine).
+        databricks_conn_env.add_hold("jobs/runs/list", "after", count=1)
         round_ = asyncio.create_task(the_hub.poll_once())
-        while spent_since(databricks_conn_env, before).get("jobs/runs/list", 0) < 1:
-            await asyncio.sleep(0.005)
+        await parked(databricks_conn_env)
         databricks_conn_env.advance(2)  # two foreign runs end: the listing moves down two
+        databricks_conn_env.release()
         with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
             await round_
         got = await heard_now(subs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -47,11 +48,24 @@ def test_serialize_round_trip():
 
 @pytest.mark.parametrize("outcome", ["SUCCESS", "FAILED"])
 def test_yields_exactly_one_event_at_the_end(databricks_conn_env, outcome):
-    databricks_conn_env.configure(default_outcome=outcome, running_seconds=0.3)
+    # The run ends only once the trigger's first poll has seen it active (a frozen clock, stepped while that
+    # poll's reply is held): a run ending on the wall clock could end before a slow first poll.
+    databricks_conn_env.configure(default_outcome=outcome, speed=0)
     client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
     run_id = client.submit(REQUEST, client.format_key(new_nonce()))
+    databricks_conn_env.add_hold("jobs/runs/get", "after")
 
+    def end_the_run_after_the_first_poll() -> None:
+        deadline = time.monotonic() + 60  # only a trigger that never polls gets here
+        while not databricks_conn_env.holds()["held"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        databricks_conn_env.advance(3600)
+        databricks_conn_env.release()
+
+    ender = threading.Thread(target=end_the_run_after_the_first_poll, daemon=True)
+    ender.start()
     [event] = events(make_trigger(run_id))
+    ender.join(60)
 
     assert event["job_id"] == run_id
     assert event["status"] == ("success" if outcome == "SUCCESS" else "failed")

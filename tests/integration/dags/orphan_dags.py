@@ -21,7 +21,9 @@ def _dag(dag_id: str, **kwargs) -> DAG:
     return dag
 
 
-orphan_timeout_retry = _dag("orphan_timeout_retry", execution_timeout=timedelta(seconds=2), retries=1)
+# 5 s: the bound must come after the submit (a fraction of a second, more on a loaded machine) and before the run
+# ends (test_orphans makes it 60 s).
+orphan_timeout_retry = _dag("orphan_timeout_retry", execution_timeout=timedelta(seconds=5), retries=1)
 orphan_last_try_sync = _dag("orphan_last_try_sync", retries=0)
 orphan_last_try_deferrable = _dag("orphan_last_try_deferrable", retries=0, deferrable=True)
 orphan_not_last_try = _dag("orphan_not_last_try", retries=1)
