@@ -70,7 +70,7 @@ def make_trigger(vendor: str, impl: str, job_id: Any, interval: float) -> Any:
         # What the official DatabricksSubmitRunOperator(deferrable=True) defers with (its default retries).
         return DatabricksExecutionTrigger(run_id=job_id, databricks_conn_id="databricks_default",
                                           polling_period_seconds=int(interval), retry_limit=3, retry_delay=1)
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     classpath, kwargs = client_row(vendor)
     return JobTrigger(client_classpath=classpath, client_kwargs=kwargs, job_id=job_id, poll_interval=interval)
@@ -83,23 +83,23 @@ def client_row(vendor: str) -> tuple[str, dict[str, Any]]:
     if vendor == "batch":
         client: Any = batch_client()
     else:
-        from durable_jobs.hooks.databricks import DatabricksJobClient
+        from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
         client = DatabricksJobClient(retry_limit=3, retry_delay=1)
     return client.classpath(), client.serialize()
 
 
 def batch_client() -> Any:
-    from durable_jobs.emulators.aws_env import JOB_QUEUE
-    from durable_jobs.hooks.aws_batch import BatchJobClient
+    from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
+    from durable_jobs.testing.emulators.aws_env import JOB_QUEUE
 
     return BatchJobClient("aws_default", job_queue=JOB_QUEUE, job_name="bench")
 
 
 def submit_databricks(url: str, plans: list[dict[str, Any]]) -> list[tuple[Any, float]]:
     """The runs' ids, each with the time its submit returned (its run's clock starts there)."""
-    from durable_jobs.hooks.databricks import DatabricksJobClient
-    from durable_jobs.operators.checkpoint import new_nonce
+    from durable_jobs.core.checkpoint import new_nonce
+    from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
     post(url + "/_emulator/config", {"outcomes": [
         {"outcome": "FAILED" if p["fails"] else "SUCCESS", "pending_seconds": PENDING,
@@ -112,9 +112,9 @@ def submit_databricks(url: str, plans: list[dict[str, Any]]) -> list[tuple[Any, 
 
 def submit_batch(url: str, plans: list[dict[str, Any]]) -> list[tuple[Any, float]]:
     """Each job is named ``bench<i>-<key>``; the vendor ends it on its plan (``benchmarks.vendor_batch``)."""
-    from durable_jobs.emulators.aws_env import JOB_DEFINITION, JOB_QUEUE
-    from durable_jobs.hooks.aws_batch import BatchJobClient
-    from durable_jobs.operators.checkpoint import new_nonce
+    from durable_jobs.core.checkpoint import new_nonce
+    from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
+    from durable_jobs.testing.emulators.aws_env import JOB_DEFINITION, JOB_QUEUE
 
     post(url + "/_bench/plan", {f"bench{i}": [p["seconds"], "FAILED" if p["fails"] else "SUCCEEDED"]
                                 for i, p in enumerate(plans)})

@@ -15,8 +15,8 @@ import sys
 import threading
 
 from benchmarks.counting import RequestCounter
-from durable_jobs.emulators._http import ApiError, Request, Response
-from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.testing.emulators._http import ApiError, Request, Response
+from durable_jobs.testing.emulators.databricks import DatabricksEmulator
 
 STATUS_ROUTES = ("jobs/runs/get", "jobs/runs/list")
 

@@ -103,7 +103,7 @@ def main() -> None:
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
     from werkzeug.serving import ThreadedWSGIServer
 
-    from durable_jobs.emulators.aws_env import CONN_ENV, REGION, AwsTestEnv
+    from durable_jobs.testing.emulators.aws_env import CONN_ENV, REGION, AwsTestEnv
 
     limited: list[Limited] = []
 

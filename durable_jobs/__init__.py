@@ -1,12 +1,9 @@
 """durable-jobs: Airflow operators that submit every external job exactly once.
 
-The design card's top-level folders (shims, hooks, triggers, operators, emulators, lint) live
-inside this one import package so that ``pip install airflow-durable-jobs`` ships them together
-and nothing claims generic top-level names such as ``hooks`` or ``operators`` in site-packages.
-
-Import the operators from their family's module (``durable_jobs.operators.databricks``,
-``durable_jobs.operators.aws``); this module stays light because Airflow imports it to read
-:func:`get_provider_info`.
+Import an operator from the official module's path with ``airflow.`` replaced by ``durable_jobs.``
+(``durable_jobs.providers.amazon.aws.operators.batch.BatchOperator``). The layers (``core``, ``providers``,
+``shims``, ``testing``, ``lint``) are drawn in docs/architecture.md. This module stays light because Airflow
+imports it to read :func:`get_provider_info`.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ __version__ = "0.1.0"
 
 AIP_103_URL = "https://cwiki.apache.org/confluence/display/AIRFLOW/AIP-103"
 PACKAGE_NAME = "airflow-durable-jobs"
-TRIGGER_MODULE = "durable_jobs.triggers.job"
+TRIGGER_MODULE = "durable_jobs.core.trigger"
 #: The vendor-neutral parts (the generic trigger) are filed under this integration.
 GENERIC_INTEGRATION = "Durable Jobs (every vendor)"
 

@@ -6,7 +6,11 @@ Each subcommand imports its module only when chosen: ``lint`` must run without A
 
 from __future__ import annotations
 
+import argparse
+import inspect
+import re
 import sys
+from typing import Any
 
 USAGE = """usage: durable-jobs <command> [options]
 
@@ -19,6 +23,16 @@ commands:
 
 Run 'durable-jobs <command> --help' for a command's options.
 """
+
+
+def command_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """A command's parser whose ``--help`` is plain text on every terminal: the first paragraph of the module's
+    docstring without its reST/Markdown markup, and no colour (Python 3.14's argparse colours help and errors)."""
+    summary = re.sub(r"\*\*|``?", "", (doc or "").split("\n\n")[0])
+    kwargs: dict[str, Any] = {}
+    if "color" in inspect.signature(argparse.ArgumentParser).parameters:
+        kwargs["color"] = False
+    return argparse.ArgumentParser(prog=prog, description=" ".join(summary.split()), **kwargs)
 
 
 def main(argv: list[str] | None = None) -> int:

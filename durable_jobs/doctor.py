@@ -13,7 +13,6 @@ Usage: ``durable-jobs doctor [--format text|json] [--api-url URL] [--timeout S] 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import importlib.util
@@ -26,20 +25,17 @@ import urllib.request
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from durable_jobs import AIP_103_URL, __version__
+from durable_jobs import AIP_103_URL, __version__, vendors
+from durable_jobs.cli import command_parser
 from durable_jobs.doctor_deployment import SCHEMA as DEPLOYMENT_SCHEMA
 from durable_jobs.doctor_deployment import collect_deployment
 from durable_jobs.doctor_deployment import render_lines as render_deployment
 from durable_jobs.doctor_deployment import warnings_of as deployment_warnings
 
 SCHEMA_ID = "durable-jobs-doctor/1"
-PROVIDERS = (
-    "apache-airflow-providers-common-compat",
-    "apache-airflow-providers-databricks",
-    "apache-airflow-providers-amazon",
-    "apache-airflow-providers-google",
-    "apache-airflow-providers-snowflake",
-)
+#: The provider durable-jobs itself needs, then each supported family's (the registry's ``Family.provider``).
+PROVIDERS = ("apache-airflow-providers-common-compat",
+             *(family.provider for family in vendors.families(supported=True)))
 NEEDS_33 = f"needs Airflow 3.3+ (AIP-103, {AIP_103_URL})"
 DEFAULT_BACKEND = "airflow.state.metastore.MetastoreBackend"
 #: (section, key, Airflow 3.3.2's default, what it does for durable-jobs)
@@ -321,7 +317,7 @@ def _short(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="durable-jobs doctor", description=__doc__.split("\n\n")[0])
+    parser = command_parser("durable-jobs doctor", __doc__)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--api-url", help="health endpoint (default: from [api] base_url, "
                         "e.g. http://localhost:8080/api/v2/monitor/health)")

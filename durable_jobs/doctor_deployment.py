@@ -3,11 +3,13 @@
 Each is read from Airflow's own config (and, for the triggerers, from the metadata database's ``job`` table, as
 the scheduler reads it) and turned into what it means for crash safety. Nothing here raises: a value that cannot
 be read is reported with the reason. The database URL is never printed (it carries a password): only its dialect.
+Nothing here writes either: a database that was never migrated is reported with the command to run, not created.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 from typing import Any
 
 #: [celery_broker_transport_options] visibility_timeout that apache-airflow-providers-celery sets for Redis/SQS
@@ -88,10 +90,51 @@ def _visibility_timeout(conf) -> int | None:
         return None
 
 
-def database_report(conf, executors: list[str], state_store_backend: str | None, default_backend: str
-                    ) -> dict[str, Any]:
+#: What a database that ``airflow db migrate`` never ran on needs.
+MIGRATE = "run `airflow db migrate` to create Airflow's tables (durable-jobs keeps its checkpoints there)"
+
+
+def _engine(url: str, timeout: float):
+    from sqlalchemy import create_engine
+
+    return create_engine(url, connect_args={"connect_timeout": max(1, int(timeout))} if url.startswith("postgres")
+                         else {})
+
+
+def _first_line(err: Exception) -> str:
+    return str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+
+
+def migration_state(url: str, timeout: float) -> tuple[bool | None, str | None]:
+    """Has ``airflow db migrate`` run on this database: (True, None), (False, what to do), or (None, why it cannot
+    be told). A SQLite file that does not exist is not opened: connecting would create it, empty."""
+    from sqlalchemy import inspect
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    path = parsed.database or ""
+    if parsed.get_backend_name() == "sqlite" and path not in ("", ":memory:") and not path.startswith("file:"):
+        if not os.path.exists(path):
+            return False, f"the metadata database {path} does not exist (never migrated): {MIGRATE}"
+    try:
+        engine = _engine(url, timeout)
+        try:
+            with engine.connect() as connection:
+                migrated = inspect(connection).has_table("job")
+        finally:
+            engine.dispose()
+    except Exception as err:
+        return None, f"cannot connect to the metadata database: {type(err).__name__}: {_first_line(err)}"[:300]
+    if not migrated:
+        return False, f"the metadata database has no Airflow tables (never migrated): {MIGRATE}"
+    return True, None
+
+
+def database_report(conf, executors: list[str], state_store_backend: str | None, default_backend: str,
+                    timeout: float = 2.0) -> dict[str, Any]:
     raw, error = _get(conf, "database", "sql_alchemy_conn")
     dialect = None
+    migrated = None
     if raw:
         try:
             from sqlalchemy.engine import make_url
@@ -99,6 +142,8 @@ def database_report(conf, executors: list[str], state_store_backend: str | None,
             dialect = make_url(raw).get_backend_name()
         except Exception as err:
             error = f"[database] sql_alchemy_conn is not a database URL ({type(err).__name__})"
+        else:
+            migrated, error = migration_state(raw, timeout)
     meaning = DATABASE_MEANING.get(dialect or "", "not exercised by the crash suites") if dialect else None
     warning = None
     if dialect == "sqlite" and any(name != "LocalExecutor" and name != "SequentialExecutor" for name in executors):
@@ -107,7 +152,7 @@ def database_report(conf, executors: list[str], state_store_backend: str | None,
     if state_store_backend and state_store_backend != default_backend:
         meaning = (f"checkpoints are not in this database: [state_store] backend = {state_store_backend} keeps "
                    "them; its durability is the crash safety you get")
-    return {"dialect": dialect, "meaning": meaning, "error": error, "warning": warning}
+    return {"dialect": dialect, "migrated": migrated, "meaning": meaning, "error": error, "warning": warning}
 
 
 def count_live_triggerers(engine, threshold_seconds: float, now: dt.datetime | None = None) -> int:
@@ -123,7 +168,8 @@ def count_live_triggerers(engine, threshold_seconds: float, now: dt.datetime | N
         return int(connection.execute(query).scalar_one())
 
 
-def triggerers_report(conf, timeout: float) -> dict[str, Any]:
+def triggerers_report(conf, timeout: float, database: dict[str, Any]) -> dict[str, Any]:
+    """Counted only in a ``database`` that is migrated: an unreachable one is not asked twice."""
     threshold_raw, _ = _get(conf, "triggerer", "triggerer_health_check_threshold")
     capacity_raw, _ = _get(conf, "triggerer", "capacity")
     threshold = float(threshold_raw or 30)
@@ -134,18 +180,19 @@ def triggerers_report(conf, timeout: float) -> dict[str, Any]:
     if not url:
         report["error"] = error or "[database] sql_alchemy_conn is not set"
         return report
+    if not database["migrated"]:
+        report["error"] = "not counted: " + (
+            "the metadata database was never migrated" if database["migrated"] is False else database["error"])
+        return report
     try:
-        from sqlalchemy import create_engine
-
-        args = {"connect_timeout": max(1, int(timeout))} if url.startswith("postgres") else {}
-        engine = create_engine(url, connect_args=args)
+        engine = _engine(url, timeout)
         try:
             report["live"] = count_live_triggerers(engine, threshold)
         finally:
             engine.dispose()
     except Exception as err:
-        reason = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
-        report["error"] = f"cannot count triggerers in the metadata database: {type(err).__name__}: {reason}"[:300]
+        report["error"] = f"cannot count triggerers in the metadata database: {type(err).__name__}: " \
+                          f"{_first_line(err)}"[:300]
         return report
     report["meaning"] = triggerer_meaning(report["live"], threshold, capacity)
     if report["live"] == 1:
@@ -169,13 +216,16 @@ def triggerer_meaning(live: int, threshold: float, capacity: int) -> str:
 def collect_deployment(conf, timeout: float, state_store_backend: str | None, default_backend: str
                        ) -> dict[str, Any]:
     executor = executor_report(conf)
-    database = database_report(conf, executor["executors"], state_store_backend, default_backend)
-    triggerers = triggerers_report(conf, timeout)
+    database = database_report(conf, executor["executors"], state_store_backend, default_backend, timeout)
+    triggerers = triggerers_report(conf, timeout, database)
     return {"executor": executor, "database": database, "triggerers": triggerers}
 
 
 def warnings_of(deployment: dict[str, Any]) -> list[str]:
-    return [part["warning"] for part in deployment.values() if part.get("warning")]
+    """Each part's warning; first, a database never migrated (nothing durable-jobs needs is there yet)."""
+    database = deployment["database"]
+    unmigrated = [database["error"]] if database["migrated"] is False else []
+    return unmigrated + [part["warning"] for part in deployment.values() if part.get("warning")]
 
 
 _STR = {"type": "string"}
@@ -191,7 +241,8 @@ def _obj(properties: dict[str, Any]) -> dict[str, Any]:
 SCHEMA: dict[str, Any] = _obj({
     "executor": _obj({"value": _NSTR, "executors": _LIST, "meaning": _LIST, "crash_tested": _LIST,
                       "visibility_timeout": {"type": ["integer", "null"]}, "error": _NSTR, "warning": _NSTR}),
-    "database": _obj({"dialect": _NSTR, "meaning": _NSTR, "error": _NSTR, "warning": _NSTR}),
+    "database": _obj({"dialect": _NSTR, "migrated": {"type": ["boolean", "null"]}, "meaning": _NSTR, "error": _NSTR,
+                      "warning": _NSTR}),
     "triggerers": _obj({"live": {"type": ["integer", "null"]}, "health_check_threshold": {"type": "number"},
                         "capacity_each": {"type": "integer"}, "meaning": _NSTR, "error": _NSTR,
                         "warning": _NSTR}),

@@ -9,7 +9,9 @@ whose task instance is finished, asks each vendor through the same ``JobClient``
 jobs the vendor still reports running. ``--cancel`` cancels them; the default is a dry run.
 
     durable-jobs reconcile --dag-id nightly_etl [--run-id RUN] [--since 2026-11-01T00:00:00+00:00]
-    durable-jobs reconcile --since 2026-11-29 --cancel --format json
+    durable-jobs reconcile --since 2d --cancel --format json
+
+It says how many records it checked (with ``--format json``, on stderr: stdout is the findings alone).
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import sys
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from durable_jobs.operators.base import CHECKPOINT_SUFFIX
+from durable_jobs.cli import command_parser
+from durable_jobs.core.mixin import CHECKPOINT_SUFFIX
 
 #: Task instance states in which nothing will watch the job any more.
 FINISHED = ("success", "failed", "skipped", "removed", "upstream_failed")
@@ -40,9 +44,20 @@ class Finding:
     job_id: Any
     job_state: str
     #: "orphan" (active, nothing watches it), "cancelled" (--cancel did), "cancel-failed",
-    #: or "unchecked" (the record carries no client settings: written before 0.1.0's reconcile)
+    #: or "unchecked" (the record carries no client settings to rebuild its client from)
     verdict: str
     detail: str = ""
+
+
+@dataclass
+class Reconciliation:
+    """What one reconcile looked at, so that "nothing found" can be told from "nothing checked"."""
+
+    #: durable-jobs checkpoint records in scope (--dag-id, --run-id, --since)
+    records: int = 0
+    #: jobs of finished task instances, with no outcome recorded, whose vendor was asked
+    asked: int = 0
+    findings: list[Finding] = field(default_factory=list)
 
 
 def _records(dag_id: str | None, run_id: str | None, since: datetime | None) -> list[tuple[Any, str | None]]:
@@ -71,14 +86,17 @@ def _records(dag_id: str | None, run_id: str | None, since: datetime | None) -> 
 
 def find_orphans(
     *, dag_id: str | None = None, run_id: str | None = None, since: datetime | None = None, cancel: bool = False
-) -> list[Finding]:
-    from durable_jobs.exceptions import DurableJobError
-    from durable_jobs.faults import cap
-    from durable_jobs.hooks.base import JobPhase, load_client
-    from durable_jobs.operators.checkpoint import parse_record
+) -> Reconciliation:
+    from durable_jobs.core.checkpoint import parse_record
+    from durable_jobs.core.client import load_client
+    from durable_jobs.core.exceptions import DurableJobError
+    from durable_jobs.core.faults import cap
+    from durable_jobs.core.status import JobPhase
 
-    findings: list[Finding] = []
-    for row, ti_state in _records(dag_id, run_id, since):
+    rows = _records(dag_id, run_id, since)
+    done = Reconciliation(records=len(rows))
+    findings = done.findings
+    for row, ti_state in rows:
         if ti_state not in FINISHED:
             continue  # running, deferred, queued, up for retry: something still comes back for the job
         try:
@@ -94,6 +112,7 @@ def find_orphans(
                                     detail="the record has no client settings; check the job in the vendor's console"))
             continue
         client = load_client(record.client, record.client_kwargs)
+        done.asked += 1
         try:
             status = client.status(record.id)
         except Exception as err:
@@ -110,13 +129,15 @@ def find_orphans(
             except Exception as err:
                 finding.verdict, finding.detail = "cancel-failed", cap(err, 300)
         findings.append(finding)
-    return findings
+    return done
 
 
-def render_text(findings: list[Finding], *, cancel: bool) -> str:
+def render_text(done: Reconciliation, *, cancel: bool) -> str:
+    findings = done.findings
+    lines = [checked_line(done)]
     if not findings:
-        return "No external job is running for a finished task instance."
-    lines = [f"{len(findings)} job(s) for finished task instances:"]
+        return "\n".join([*lines, "No external job is running for a finished task instance."])
+    lines.append(f"{len(findings)} job(s) for finished task instances:")
     for f in findings:
         lines.append(f"  {f.verdict:<13} {f.vendor} {f.job_id} ({f.job_state}) — {f.dag_id} / {f.run_id} / "
                      f"{f.task_id}{'' if f.map_index < 0 else f'[{f.map_index}]'} is {f.ti_state}"
@@ -126,31 +147,54 @@ def render_text(findings: list[Finding], *, cancel: bool) -> str:
     return "\n".join(lines)
 
 
-def _since(value: str) -> datetime:
-    when = datetime.fromisoformat(value)
+def checked_line(done: Reconciliation) -> str:
+    return (f"Checked {done.records} durable-jobs record(s); asked the vendor about {done.asked} job(s) of "
+            "finished task instances.")
+
+
+SINCE_FORMS = ("an ISO date or time (2026-11-29, 2026-11-29T06:00:00+00:00; UTC unless it names an offset) "
+               "or a duration back from now (2d, 12h, 30m)")
+_DURATION = re.compile(r"(\d+)([dhm])")
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+def parse_since(value: str, now: datetime | None = None) -> datetime:
+    """``--since``: an ISO date or time, or a duration back from ``now``; anything else names what it expects."""
+    text = value.strip()
+    duration = _DURATION.fullmatch(text)
+    if duration:
+        count, unit = duration.groups()
+        return (now or datetime.now(timezone.utc)) - timedelta(**{_UNITS[unit]: int(count)})
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {SINCE_FORMS}, got {value!r}") from None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="durable-jobs reconcile", description=__doc__.split("\n\n")[0])
+    parser = command_parser("durable-jobs reconcile", __doc__)
     parser.add_argument("--dag-id", help="only this DAG's task instances")
     parser.add_argument("--run-id", help="only this DAG run (with --dag-id)")
-    parser.add_argument("--since", type=_since, help="only records written since (ISO date or time, UTC)")
+    parser.add_argument("--since", type=parse_since, metavar="WHEN",
+                        help=f"only records written since WHEN: {SINCE_FORMS}")
     parser.add_argument("--cancel", action="store_true", help="cancel the orphans (default: a dry run)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="json: the findings as one JSON list on stdout, the count of records on stderr")
     args = parser.parse_args(argv)
     if args.run_id and not args.dag_id:
         parser.error("--run-id needs --dag-id")
     # What Airflow and the vendors' hooks log while the records are checked goes to stderr: stdout is the report
     # (one JSON document with --format json).
     with contextlib.redirect_stdout(sys.stderr):
-        findings = find_orphans(dag_id=args.dag_id, run_id=args.run_id, since=args.since, cancel=args.cancel)
+        done = find_orphans(dag_id=args.dag_id, run_id=args.run_id, since=args.since, cancel=args.cancel)
     if args.format == "json":
-        json.dump([asdict(f) for f in findings], sys.stdout, indent=1, default=str)
+        json.dump([asdict(f) for f in done.findings], sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
+        print(checked_line(done), file=sys.stderr)
     else:
-        print(render_text(findings, cancel=args.cancel))
-    return 1 if any(f.verdict in ("orphan", "cancel-failed") for f in findings) else 0
+        print(render_text(done, cancel=args.cancel))
+    return 1 if any(f.verdict in ("orphan", "cancel-failed") for f in done.findings) else 0
 
 
 if __name__ == "__main__":

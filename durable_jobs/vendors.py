@@ -4,7 +4,10 @@ One :class:`Family` per vendor family (a provider package: Databricks, AWS, ...)
 :class:`Service` entries (one ``JobClient`` each) and their drop-in :class:`Operator` classes.
 Everything else that needs a vendor list is generated from here: Airflow's provider info
 (:func:`durable_jobs.get_provider_info`), the README operator table, the lint's knowledge of job
-APIs, the crash matrix's vendor names, the demo's sections and the docs reference.
+APIs and SDKs, ``durable-jobs doctor``'s providers, the demo's sections and rows, the emulator command's
+choices, the AWS fault proxy's operation tables, the fault and crash suites' services, the crash matrix's
+vendor names and the docs reference. ``tests/unit/test_vendor_registry.py`` checks that every file a
+service needs (docs/adding-a-vendor.md lists them) exists.
 
 Data only: classpaths are strings, nothing is imported, so the lint and the docs read this
 without Airflow or a vendor provider installed. Families with no ``services`` are known to the
@@ -38,16 +41,84 @@ class ConfigOption:
 
 
 @dataclass(frozen=True)
-class Operator:
-    """A drop-in durable operator: same class name and arguments as ``official``."""
+class Calls:
+    """A job API's calls, named as the vendor names them: AWS ``<signing name>:<Operation>`` (as IAM and the
+    fault proxy name them), a gRPC API's method, a REST API's path after its version (as our emulators' fault
+    rules take them). The demo, the fault and crash suites and the AWS fault proxy arm and count by these."""
 
-    name: str
-    module: str
+    submit: str
+    status: str
+    #: other calls that create a job the same way (Redshift Data's ``BatchExecuteStatement``, for several SQLs)
+    also_submit: tuple[str, ...] = ()
+    #: the calls that stop a job (AWS: the crash suite counts them)
+    cancel: tuple[str, ...] = ()
+    # --- AWS: what the fault proxy in front of moto reads ---
+    #: the botocore service whose model names the calls (``boto3.client(<this>)``; its REST routes, its protocol)
+    botocore: str = ""
+    #: where the submit's reply holds the new job's id: a dotted path, numbers index lists (``tasks.0.taskArn``)
+    reply_id: str = ""
+    #: that id is an ARN whose last segment, the job's name, is what the client asks for (SageMaker)
+    id_is_arn_name: bool = False
+    #: the request field that carries the idempotency key, if the API has one
+    key_field: str = ""
+    #: the listing that finds a job again by its key: (operation, list field, id field of an entry)
+    listing: tuple[str, ...] = ()
+    #: how the vendor answers a throttled call: (HTTP status, error code, message)
+    throttled: tuple[int, str, str] = (429, "ThrottlingException", "Too Many Requests")
+    #: where the status reply holds the job's state: a dotted path, ``*`` for each entry of a list
+    state_field: str = ""
+
+    @property
+    def submits(self) -> tuple[str, ...]:
+        return (self.submit, *self.also_submit)
+
+
+@dataclass(frozen=True)
+class Example:
+    """The example DAG that shows an operator (``example_dags/<dag>.py``) and its task, as the demo runs it."""
+
+    dag: str
+    task: str
+    #: the official arguments a loopback run shortens (the poll interval), with their values: (name, seconds)
+    fast: tuple[tuple[str, float], ...] = ()
+    #: the status calls the operator makes before it starts waiting, which the demo's failing poll lets through
+    #: (AWS Batch also describes the job for its links)
+    status_reads: int = 1
+
+    @property
+    def path(self) -> str:
+        """The file, from the repository root."""
+        return f"example_dags/{self.dag}.py"
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A drop-in durable operator: same class name and arguments as ``official``, at the official path with
+    ``airflow.`` replaced by ``durable_jobs.`` (``airflow.providers.amazon.aws.operators.batch.BatchOperator`` is
+    ours at ``durable_jobs.providers.amazon.aws.operators.batch.BatchOperator``)."""
+
     official: str
     #: How the idempotency key reaches the vendor (markdown, for the README table).
     mechanism: str
     #: The crash suite's vendor key for the matrix rows run with this operator (None: no rows yet).
     crash: str | None = None
+    #: Its example DAG (None: none shows this operator).
+    example: Example | None = None
+    #: Its own calls, when they are not its service's (SageMaker: each job type has its Create/Describe call).
+    calls: Calls | None = None
+
+    @property
+    def name(self) -> str:
+        return self.official.rpartition(".")[2]
+
+    @property
+    def official_module(self) -> str:
+        return self.official.rpartition(".")[0]
+
+    @property
+    def module(self) -> str:
+        """Ours: the official module's path under ``durable_jobs.`` instead of ``airflow.``."""
+        return "durable_jobs." + self.official_module.removeprefix("airflow.")
 
     @property
     def classpath(self) -> str:
@@ -55,7 +126,7 @@ class Operator:
 
     @property
     def official_name(self) -> str:
-        return self.official.rpartition(".")[2]
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -74,6 +145,16 @@ class Service:
     extra_links: tuple[str, ...] = ()
     #: The test double the tests, the demo and the crash suite run it against (a phrase).
     emulator: str = ""
+    #: Our emulator of its API (a class path), which the demo and the tests start on 127.0.0.1 ...
+    emulator_class: str = ""
+    #: ... or, on moto, the module with the rules moto lacks for it.
+    moto_rules: str = ""
+    #: Its calls, as the vendor names them.
+    calls: Calls | None = None
+    #: Its docs page (repository path); empty: its family's.
+    docs: str = ""
+    #: The module of its tables in its family's demo section (its ``PLAYS``); empty: the section needs none.
+    demo: str = ""
     tags: tuple[str, ...] = ("service",)
     #: An install extra of its own, on top of the family's, when its official hook needs another provider
     #: (``pip install "airflow-durable-jobs[<extra>]"``); empty: the family's extra is enough.
@@ -84,6 +165,10 @@ class Service:
     @property
     def integration(self) -> str:
         return f"{self.name} (durable)"
+
+    def calls_of(self, op: Operator) -> Calls | None:
+        """The calls ``op`` makes: its own, else the service's."""
+        return op.calls or self.calls
 
     @property
     def hook_module(self) -> str:
@@ -107,6 +192,8 @@ class Family:
     demo: str = ""
     config: tuple[ConfigOption, ...] = ()
     # --- what the lint recognises in DAG code (the family's hooks, SDKs and REST paths) ---
+    #: Import prefixes of its provider and its SDKs: a DAG file that imports one of them talks to a job system.
+    modules: tuple[str, ...] = ()
     #: Hook / SDK methods that create a job.
     submit_methods: frozenset[str] = frozenset()
     #: (method, regex on the receiver's source text): submits only on such a receiver.
@@ -126,6 +213,10 @@ class Family:
     @property
     def operators(self) -> tuple[Operator, ...]:
         return tuple(op for service in self.services for op in service.operators)
+
+    def docs_of(self, service: Service) -> str:
+        """The docs page of ``service``: its own, else the family's."""
+        return service.docs or self.docs
 
 
 #: Options that hold for every vendor.
@@ -184,6 +275,16 @@ AWS_CONFIG = (
 )
 
 _AWS = "airflow.providers.amazon.aws.operators"
+#: Our test doubles (``emulator_class``, ``moto_rules``).
+_EMU = "durable_jobs.testing.emulators"
+
+
+def _sagemaker_calls(job_type: str) -> Calls:
+    """A SageMaker job type's calls (Training, Processing, Transform): the job's name is its key and its id."""
+    return Calls(f"sagemaker:Create{job_type}Job", f"sagemaker:Describe{job_type}Job",
+                 cancel=(f"sagemaker:Stop{job_type}Job",), botocore="sagemaker", reply_id=f"{job_type}JobArn",
+                 id_is_arn_name=True, key_field=f"{job_type}JobName", state_field=f"{job_type}JobStatus")
+
 _SNOWFLAKE = "airflow.providers.snowflake.operators.snowflake"
 
 _GOOGLE = "airflow.providers.google.cloud.operators"
@@ -192,14 +293,16 @@ _GOOGLE_BIGQUERY: tuple[Service, ...] = (
     Service(
         key="bigquery", name="Google BigQuery", unit="job", tags=("google",),
         doc_url="https://cloud.google.com/bigquery/docs/reference/rest/v2/jobs",
-        client="durable_jobs.hooks.google_bigquery.BigQueryJobClient",
+        client="durable_jobs.providers.google.cloud.clients.bigquery.BigQueryJobClient",
         batch_status="jobs.list (PENDING and RUNNING), then one jobs.get per job that left them",
-        emulator="the BigQuery jobs emulator (durable_jobs.emulators.bigquery)",
+        emulator="the BigQuery jobs emulator (durable_jobs.testing.emulators.bigquery)",
+        emulator_class=f"{_EMU}.bigquery.BigQueryEmulator", calls=Calls("jobs/insert", "jobs/get"),
+        docs="docs/google/bigquery.md", demo="durable_jobs.demo.google_bigquery",
         operators=(
-            Operator("BigQueryInsertJobOperator", "durable_jobs.operators.google.bigquery",
-                     f"{_GOOGLE}.bigquery.BigQueryInsertJobOperator",
+            Operator(f"{_GOOGLE}.bigquery.BigQueryInsertJobOperator",
                      "the job id (`jobReference.jobId` = prefix + key; a resend answers 409 and the job is fetched)",
-                     crash="bigquery"),
+                     crash="bigquery",
+                     example=Example("google_bigquery", "merge_sales_daily", (("poll_interval", 0.2),))),
         ),
     ),
 )
@@ -207,27 +310,31 @@ _GOOGLE_DATAPROC: tuple[Service, ...] = (
     Service(
         key="dataproc_jobs", name="Google Cloud Dataproc jobs", unit="job", tags=("google",),
         doc_url="https://cloud.google.com/dataproc/docs/reference/rpc/google.cloud.dataproc.v1#jobcontroller",
-        client="durable_jobs.hooks.google_dataproc.DataprocJobClient",
+        client="durable_jobs.providers.google.cloud.clients.dataproc.DataprocJobClient",
         batch_status='ListJobs (filter "status.state = ACTIVE"), then one GetJob per job that left it',
-        emulator="the Dataproc gRPC emulator (durable_jobs.emulators.dataproc)",
+        emulator="the Dataproc gRPC emulator (durable_jobs.testing.emulators.dataproc)",
+        emulator_class=f"{_EMU}.dataproc.DataprocEmulator", calls=Calls("SubmitJob", "GetJob"),
+        docs="docs/google/dataproc.md", demo="durable_jobs.demo.google_dataproc",
         operators=(
-            Operator("DataprocSubmitJobOperator", "durable_jobs.operators.google.dataproc",
-                     f"{_GOOGLE}.dataproc.DataprocSubmitJobOperator",
+            Operator(f"{_GOOGLE}.dataproc.DataprocSubmitJobOperator",
                      "`request_id` (and in the job's `reference.job_id`; a resend returns the first job)",
-                     crash="dataproc_jobs"),
+                     crash="dataproc_jobs",
+                     example=Example("google_dataproc", "aggregate_sales", (("polling_interval_seconds", 0.2),))),
         ),
     ),
     Service(
         key="dataproc_batches", name="Google Cloud Dataproc Serverless batches", unit="batch", tags=("google",),
         doc_url="https://cloud.google.com/dataproc/docs/reference/rpc/google.cloud.dataproc.v1#batchcontroller",
-        client="durable_jobs.hooks.google_dataproc.DataprocBatchClient",
+        client="durable_jobs.providers.google.cloud.clients.dataproc.DataprocBatchClient",
         batch_status='ListBatches (filter "state = RUNNING"), then one GetBatch per batch that left it',
-        emulator="the Dataproc gRPC emulator (durable_jobs.emulators.dataproc)",
+        emulator="the Dataproc gRPC emulator (durable_jobs.testing.emulators.dataproc)",
+        emulator_class=f"{_EMU}.dataproc.DataprocEmulator", calls=Calls("CreateBatch", "GetBatch"),
+        docs="docs/google/dataproc.md", demo="durable_jobs.demo.google_dataproc",
         operators=(
-            Operator("DataprocCreateBatchOperator", "durable_jobs.operators.google.dataproc",
-                     f"{_GOOGLE}.dataproc.DataprocCreateBatchOperator",
+            Operator(f"{_GOOGLE}.dataproc.DataprocCreateBatchOperator",
                      "`batch_id` (your id or prefix + key; found again by `GetBatch`) and `request_id`",
-                     crash="dataproc_batches"),
+                     crash="dataproc_batches",
+                     example=Example("google_dataproc_batch", "sales_report", (("polling_interval_seconds", 0.2),))),
         ),
     ),
 )
@@ -235,13 +342,15 @@ _GOOGLE_CLOUD_BATCH: tuple[Service, ...] = (
     Service(
         key="cloud_batch", name="Google Cloud Batch", unit="job", tags=("google",),
         doc_url="https://cloud.google.com/batch/docs/reference/rest/v1/projects.locations.jobs/create",
-        client="durable_jobs.hooks.google_cloud_batch.CloudBatchJobClient",
-        emulator="the Cloud Batch gRPC emulator (durable_jobs.emulators.cloud_batch)",
+        client="durable_jobs.providers.google.cloud.clients.cloud_batch.CloudBatchJobClient",
+        emulator="the Cloud Batch gRPC emulator (durable_jobs.testing.emulators.cloud_batch)",
+        emulator_class=f"{_EMU}.cloud_batch.CloudBatchEmulator", calls=Calls("CreateJob", "GetJob"),
+        docs="docs/google/cloud_batch.md", demo="durable_jobs.demo.google_cloud_batch",
         operators=(
-            Operator("CloudBatchSubmitJobOperator", "durable_jobs.operators.google.cloud_batch",
-                     f"{_GOOGLE}.cloud_batch.CloudBatchSubmitJobOperator",
+            Operator(f"{_GOOGLE}.cloud_batch.CloudBatchSubmitJobOperator",
                      "the job id (`<job_name>-<key>`; found again by `GetJob`, a resend answers `ALREADY_EXISTS`)",
-                     crash="cloud_batch"),
+                     crash="cloud_batch",
+                     example=Example("google_cloud_batch", "nightly_render", (("polling_period_seconds", 0.2),))),
         ),
     ),
 )
@@ -249,13 +358,15 @@ _GOOGLE_CLOUD_RUN: tuple[Service, ...] = (
     Service(
         key="cloud_run", name="Google Cloud Run jobs", unit="execution", tags=("google",),
         doc_url="https://cloud.google.com/run/docs/reference/rest/v2/projects.locations.jobs/run",
-        client="durable_jobs.hooks.google_cloud_run.CloudRunJobClient",
-        emulator="the Cloud Run gRPC emulator (durable_jobs.emulators.cloud_run)",
+        client="durable_jobs.providers.google.cloud.clients.cloud_run.CloudRunJobClient",
+        emulator="the Cloud Run gRPC emulator (durable_jobs.testing.emulators.cloud_run)",
+        emulator_class=f"{_EMU}.cloud_run.CloudRunEmulator", calls=Calls("RunJob", "GetExecution"),
+        docs="docs/google/cloud_run.md", demo="durable_jobs.demo.google_cloud_run",
         operators=(
-            Operator("CloudRunExecuteJobOperator", "durable_jobs.operators.google.cloud_run",
-                     f"{_GOOGLE}.cloud_run.CloudRunExecuteJobOperator",
+            Operator(f"{_GOOGLE}.cloud_run.CloudRunExecuteJobOperator",
                      "none exists: the key rides in the overrides (container env `DURABLE_JOBS_KEY`), found with "
-                     "`ListExecutions` over a consistency window", crash="cloud_run"),
+                     "`ListExecutions` over a consistency window", crash="cloud_run",
+                     example=Example("google_cloud_run", "nightly_export", (("polling_period_seconds", 0.2),))),
         ),
     ),
 )
@@ -263,19 +374,20 @@ _GOOGLE_DATAFLOW: tuple[Service, ...] = (
     Service(
         key="google_dataflow", name="Google Cloud Dataflow templates", unit="job", tags=("google",),
         doc_url="https://cloud.google.com/dataflow/docs/reference/rest/v1b3/projects.locations.templates/launch",
-        client="durable_jobs.hooks.google_dataflow.DataflowJobClient",
-        emulator="the Dataflow REST emulator (durable_jobs.emulators.dataflow)",
+        client="durable_jobs.providers.google.cloud.clients.dataflow.DataflowJobClient",
+        emulator="the Dataflow REST emulator (durable_jobs.testing.emulators.dataflow)",
+        emulator_class=f"{_EMU}.dataflow.DataflowEmulator", calls=Calls("templates/launch", "jobs/get"),
+        docs="docs/google/dataflow.md", demo="durable_jobs.demo.google_dataflow",
         # google 22.8's Dataflow hook does not import without the Apache Beam provider (and its Beam SDK)
         extra="google-dataflow", extra_provider="apache-airflow-providers-apache-beam",
         operators=(
-            Operator("DataflowTemplatedJobStartOperator", "durable_jobs.operators.google.dataflow",
-                     f"{_GOOGLE}.dataflow.DataflowTemplatedJobStartOperator",
+            Operator(f"{_GOOGLE}.dataflow.DataflowTemplatedJobStartOperator",
                      "the job name (`<job_name>-<key>`; a resend re-attaches to the active job of that name, "
-                     "found with `jobs.list` over a consistency window)", crash="dataflow_templated"),
-            Operator("DataflowStartFlexTemplateOperator", "durable_jobs.operators.google.dataflow",
-                     f"{_GOOGLE}.dataflow.DataflowStartFlexTemplateOperator",
+                     "found with `jobs.list` over a consistency window)", crash="dataflow_templated",
+                     example=Example("google_dataflow", "word_count", (("poll_sleep", 0.2),))),
+            Operator(f"{_GOOGLE}.dataflow.DataflowStartFlexTemplateOperator",
                      "the job name (`launchParameter.jobName` + `-<key>`; found again as the templated one)",
-                     crash="dataflow_flex"),
+                     crash="dataflow_flex", calls=Calls("flexTemplates/launch", "jobs/get")),
         ),
     ),
 )
@@ -306,38 +418,46 @@ FAMILIES: tuple[Family, ...] = (
             Service(
                 key="databricks", name="Databricks", unit="run",
                 doc_url="https://docs.databricks.com/api/workspace/jobs",
-                client="durable_jobs.hooks.databricks.DatabricksJobClient",
-                extra_links=("durable_jobs.operators.databricks.DatabricksJobRunLink",),
-                emulator="the Databricks emulator (durable_jobs.emulators.databricks)",
+                client="durable_jobs.providers.databricks.clients.databricks.DatabricksJobClient",
+                extra_links=("durable_jobs.providers.databricks.operators.databricks.DatabricksJobRunLink",),
+                emulator="the Databricks emulator (durable_jobs.testing.emulators.databricks)",
+                emulator_class=f"{_EMU}.databricks.DatabricksEmulator",
+                calls=Calls("jobs/runs/submit", "jobs/runs/get"),
                 operators=(
-                    Operator("DatabricksSubmitRunOperator", "durable_jobs.operators.databricks",
-                             "airflow.providers.databricks.operators.databricks.DatabricksSubmitRunOperator",
-                             "`idempotency_token`", crash="databricks"),
-                    Operator("DatabricksRunNowOperator", "durable_jobs.operators.databricks",
-                             "airflow.providers.databricks.operators.databricks.DatabricksRunNowOperator",
-                             "`idempotency_token`", crash="databricks_run_now"),
-                    Operator("DatabricksNotebookOperator", "durable_jobs.operators.databricks",
-                             "airflow.providers.databricks.operators.databricks.DatabricksNotebookOperator",
-                             "`idempotency_token` (`runs/submit`; upstream sends none)", crash="databricks_notebook"),
-                    Operator("DatabricksTaskOperator", "durable_jobs.operators.databricks",
-                             "airflow.providers.databricks.operators.databricks.DatabricksTaskOperator",
+                    Operator("airflow.providers.databricks.operators.databricks.DatabricksSubmitRunOperator",
+                             "`idempotency_token`", crash="databricks",
+                             example=Example("databricks_submit_deferrable", "nightly_etl",
+                                             (("polling_period_seconds", 0.2),))),
+                    Operator("airflow.providers.databricks.operators.databricks.DatabricksRunNowOperator",
+                             "`idempotency_token`", crash="databricks_run_now",
+                             example=Example("databricks_run_now", "refresh_marts", (("polling_period_seconds", 0.2),)),
+                             calls=Calls("jobs/run-now", "jobs/runs/get")),
+                    Operator("airflow.providers.databricks.operators.databricks.DatabricksNotebookOperator",
+                             "`idempotency_token` (`runs/submit`; upstream sends none)", crash="databricks_notebook",
+                             example=Example("databricks_notebook", "prepare_orders",
+                                             (("polling_period_seconds", 0.2),))),
+                    Operator("airflow.providers.databricks.operators.databricks.DatabricksTaskOperator",
                              "`idempotency_token` (`runs/submit`; upstream sends none)", crash="databricks_task"),
                 ),
             ),
             Service(
                 key="databricks_sql", name="Databricks SQL Statement Execution", unit="statement",
                 doc_url="https://docs.databricks.com/api/workspace/statementexecution",
-                client="durable_jobs.hooks.databricks_sql.DatabricksStatementClient",
-                emulator="the Databricks emulator (durable_jobs.emulators.databricks)",
+                client="durable_jobs.providers.databricks.clients.databricks_sql.DatabricksStatementClient",
+                emulator="the Databricks emulator (durable_jobs.testing.emulators.databricks)",
+                emulator_class=f"{_EMU}.databricks.DatabricksEmulator",
+                calls=Calls("sql/statements", "sql/statements/get"),
                 operators=(
-                    Operator("DatabricksSQLStatementsOperator", "durable_jobs.operators.databricks",
-                             "airflow.providers.databricks.operators.databricks.DatabricksSQLStatementsOperator",
+                    Operator("airflow.providers.databricks.operators.databricks.DatabricksSQLStatementsOperator",
                              "none in the API: id checkpointed after the POST (reconnects); the submit window "
                              "stays open (a retry after a crash there runs the statement again)",
-                             crash="databricks_sql"),
+                             crash="databricks_sql",
+                             example=Example("databricks_sql_statements", "stage_sales",
+                                             (("polling_period_seconds", 0.2),))),
                 ),
             ),
         ),
+        modules=("airflow.providers.databricks", "databricks"),
         submit_methods=frozenset({"submit_run", "run_now"}),
         submit_receivers=(("submit", r"jobs$"),),  # databricks-sdk: w.jobs.submit(...)
         submit_paths=("jobs/runs/submit", "jobs/run-now"),
@@ -355,129 +475,173 @@ FAMILIES: tuple[Family, ...] = (
             Service(
                 key="batch", name="AWS Batch", tags=("aws",),
                 doc_url="https://docs.aws.amazon.com/batch/latest/APIReference/Welcome.html",
-                client="durable_jobs.hooks.aws_batch.BatchJobClient",
+                client="durable_jobs.providers.amazon.aws.clients.batch.BatchJobClient",
                 batch_status="DescribeJobs, 100 ids a call",
-                emulator="moto behind our fault proxy",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto",
+                calls=Calls("batch:SubmitJob", "batch:DescribeJobs", cancel=("batch:TerminateJob", "batch:CancelJob"),
+                            botocore="batch", reply_id="jobId", listing=("batch:ListJobs", "jobSummaryList", "jobId"),
+                            throttled=(429, "TooManyRequestsException", "Too Many Requests"),
+                            state_field="jobs.*.status"),
                 operators=(
-                    Operator("BatchOperator", "durable_jobs.operators.aws", f"{_AWS}.batch.BatchOperator",
+                    Operator(f"{_AWS}.batch.BatchOperator",
                              "none in the API: key in the job name + `durable-jobs:key` tag, found with "
-                             "`ListJobs`", crash="batch"),
+                             "`ListJobs`", crash="batch",
+                             example=Example("aws_batch", "nightly_batch", (("poll_interval", 0.2),), status_reads=2)),
                 ),
             ),
             Service(
                 key="glue", name="AWS Glue", tags=("aws",), unit="job run",
                 doc_url="https://docs.aws.amazon.com/glue/latest/dg/aws-glue-api-jobs-runs.html",
-                client="durable_jobs.hooks.aws_glue.GlueJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.glue.GlueJobClient",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto",
+                calls=Calls("glue:StartJobRun", "glue:GetJobRun", cancel=("glue:BatchStopJobRun",), botocore="glue",
+                            reply_id="JobRunId", listing=("glue:GetJobRuns", "JobRuns", "Id"),
+                            throttled=(400, "ThrottlingException", "Rate exceeded"), state_field="JobRun.JobRunState"),
                 operators=(
-                    Operator("GlueJobOperator", "durable_jobs.operators.aws", f"{_AWS}.glue.GlueJobOperator",
+                    Operator(f"{_AWS}.glue.GlueJobOperator",
                              "none in the API: `--durable_jobs_key` job argument, found with `GetJobRuns`",
-                             crash="glue"),
+                             crash="glue", example=Example("aws_glue", "nightly_glue",
+                                                           (("waiter_delay", 0.2), ("job_poll_interval", 0.2)))),
                 ),
             ),
             Service(
                 key="emr_serverless", name="Amazon EMR Serverless", tags=("aws",), unit="job run",
                 doc_url="https://docs.aws.amazon.com/emr-serverless/latest/APIReference/Welcome.html",
-                client="durable_jobs.hooks.aws_emr_serverless.EmrServerlessJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.emr_serverless.EmrServerlessJobClient",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto",
+                calls=Calls("emr-serverless:StartJobRun", "emr-serverless:GetJobRun",
+                            cancel=("emr-serverless:CancelJobRun",), botocore="emr-serverless", reply_id="jobRunId",
+                            key_field="clientToken", listing=("emr-serverless:ListJobRuns", "jobRuns", "id"),
+                            state_field="jobRun.state"),
                 operators=(
-                    Operator("EmrServerlessStartJobOperator", "durable_jobs.operators.aws",
-                             f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag",
-                             crash="emr_serverless"),
+                    Operator(f"{_AWS}.emr.EmrServerlessStartJobOperator", "`clientToken` + `durable-jobs:key` tag",
+                             crash="emr_serverless",
+                             example=Example("aws_emr_serverless", "nightly_spark", (("waiter_delay", 1),))),
                 ),
             ),
             Service(
                 key="athena", name="Amazon Athena", tags=("aws",), unit="query",
                 doc_url="https://docs.aws.amazon.com/athena/latest/APIReference/API_StartQueryExecution.html",
-                client="durable_jobs.hooks.aws_athena.AthenaJobClient",
+                client="durable_jobs.providers.amazon.aws.clients.athena.AthenaJobClient",
                 batch_status="BatchGetQueryExecution, 50 ids a call",
-                emulator="moto behind our fault proxy",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto",
+                calls=Calls("athena:StartQueryExecution", "athena:GetQueryExecution",
+                            cancel=("athena:StopQueryExecution",), botocore="athena", reply_id="QueryExecutionId",
+                            key_field="ClientRequestToken", state_field="QueryExecution.Status.State",
+                            throttled=(400, "TooManyRequestsException", "Rate exceeded")),
                 operators=(
-                    Operator("AthenaOperator", "durable_jobs.operators.aws", f"{_AWS}.athena.AthenaOperator",
-                             "`ClientRequestToken` (no lookup by token: a same-token resend)", crash="athena"),
+                    Operator(f"{_AWS}.athena.AthenaOperator",
+                             "`ClientRequestToken` (no lookup by token: a same-token resend)", crash="athena",
+                             example=Example("aws_athena", "nightly_report", (("sleep_time", 0.2),))),
                 ),
             ),
             Service(
                 key="stepfunctions", name="AWS Step Functions", tags=("aws",), unit="execution",
                 doc_url="https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html",
-                client="durable_jobs.hooks.aws_stepfunctions.StepFunctionsJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.stepfunctions.StepFunctionsJobClient",
+                docs="docs/emulators/aws-stepfunctions.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto_stepfunctions",
+                calls=Calls("states:StartExecution", "states:DescribeExecution", cancel=("states:StopExecution",),
+                            botocore="stepfunctions", reply_id="executionArn", key_field="name",
+                            state_field="status"),
                 operators=(
-                    Operator("StepFunctionStartExecutionOperator", "durable_jobs.operators.aws_stepfunctions",
-                             f"{_AWS}.step_function.StepFunctionStartExecutionOperator",
+                    Operator(f"{_AWS}.step_function.StepFunctionStartExecutionOperator",
                              "the execution `name` (`<name>-<key>`; found again by `DescribeExecution`); a "
-                             "redrive's `clientToken`", crash="stepfunctions"),
+                             "redrive's `clientToken`", crash="stepfunctions",
+                             example=Example("aws_stepfunctions", "nightly_workflow", (("waiter_delay", 0.2),))),
                 ),
             ),
             Service(
                 key="ecs", name="Amazon ECS", tags=("aws",), unit="task",
                 doc_url="https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_RunTask.html",
-                client="durable_jobs.hooks.aws_ecs.EcsJobClient",
+                client="durable_jobs.providers.amazon.aws.clients.ecs.EcsJobClient",
                 batch_status="DescribeTasks, 100 tasks a call",
-                emulator="moto behind our fault proxy",
+                docs="docs/emulators/aws-ecs.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto",
+                calls=Calls("ecs:RunTask", "ecs:DescribeTasks", cancel=("ecs:StopTask",), botocore="ecs",
+                            reply_id="tasks.0.taskArn", key_field="clientToken", state_field="tasks.*.lastStatus"),
                 operators=(
-                    Operator("EcsRunTaskOperator", "durable_jobs.operators.aws_ecs", f"{_AWS}.ecs.EcsRunTaskOperator",
+                    Operator(f"{_AWS}.ecs.EcsRunTaskOperator",
                              "`clientToken` + `durable-jobs:key` tag, found with `ListTasks` by `startedBy`",
-                             crash="ecs"),
+                             crash="ecs", example=Example("aws_ecs", "nightly_container", (("waiter_delay", 0.2),))),
                 ),
             ),
             Service(
                 key="emr_containers", name="Amazon EMR on EKS", tags=("aws",), unit="job run",
                 doc_url="https://docs.aws.amazon.com/emr-on-eks/latest/APIReference/API_StartJobRun.html",
-                client="durable_jobs.hooks.aws_emr_containers.EmrContainersJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.emr_containers.EmrContainersJobClient",
+                docs="docs/emulators/aws-emr-containers.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto_emr_containers",
+                calls=Calls("emr-containers:StartJobRun", "emr-containers:DescribeJobRun",
+                            cancel=("emr-containers:CancelJobRun",), botocore="emr-containers", reply_id="id",
+                            key_field="clientToken", listing=("emr-containers:ListJobRuns", "jobRuns", "id"),
+                            state_field="jobRun.state"),
                 operators=(
-                    Operator("EmrContainerOperator", "durable_jobs.operators.aws_emr_containers",
-                             f"{_AWS}.emr.EmrContainerOperator",
+                    Operator(f"{_AWS}.emr.EmrContainerOperator",
                              "`clientToken` (`<client_request_token>-<key>`), found with `ListJobRuns` by "
-                             "`clientToken`", crash="emr_containers"),
+                             "`clientToken`", crash="emr_containers",
+                             example=Example("aws_emr_containers", "nightly_spark_on_eks", (("poll_interval", 0.2),))),
                 ),
             ),
             Service(
                 key="redshift_data", name="Amazon Redshift Data API", tags=("aws",), unit="statement",
                 doc_url="https://docs.aws.amazon.com/redshift-data/latest/APIReference/API_ExecuteStatement.html",
-                client="durable_jobs.hooks.aws_redshift_data.RedshiftDataJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.redshift_data.RedshiftDataJobClient",
+                docs="docs/emulators/aws-redshift-data.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto_redshift_data",
+                calls=Calls("redshift-data:ExecuteStatement", "redshift-data:DescribeStatement",
+                            also_submit=("redshift-data:BatchExecuteStatement",),
+                            cancel=("redshift-data:CancelStatement",), botocore="redshift-data", reply_id="Id",
+                            key_field="ClientToken", state_field="Status"),
                 operators=(
-                    Operator("RedshiftDataOperator", "durable_jobs.operators.aws_redshift_data",
-                             f"{_AWS}.redshift_data.RedshiftDataOperator",
+                    Operator(f"{_AWS}.redshift_data.RedshiftDataOperator",
                              "`ClientToken` of `ExecuteStatement`/`BatchExecuteStatement` (no lookup by token: a "
-                             "same-token resend)", crash="redshift_data"),
+                             "same-token resend)", crash="redshift_data",
+                             example=Example("aws_redshift_data", "nightly_load", (("poll_interval", 0.2),))),
                 ),
             ),
             Service(
                 key="emr_steps", name="Amazon EMR", tags=("aws",), unit="step",
                 doc_url="https://docs.aws.amazon.com/emr/latest/APIReference/API_AddJobFlowSteps.html",
-                client="durable_jobs.hooks.aws_emr_steps.EmrStepsJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.emr_steps.EmrStepsJobClient",
+                docs="docs/emulators/aws-emr-steps.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto_emr_steps",
+                calls=Calls("elasticmapreduce:AddJobFlowSteps", "elasticmapreduce:ListSteps",
+                            cancel=("elasticmapreduce:CancelSteps",), botocore="emr", reply_id="StepIds.0",
+                            state_field="Steps.*.Status.State"),
                 operators=(
-                    Operator("EmrAddStepsOperator", "durable_jobs.operators.aws_emr_steps",
-                             f"{_AWS}.emr.EmrAddStepsOperator",
+                    Operator(f"{_AWS}.emr.EmrAddStepsOperator",
                              "each step's `Name` (`<name> [durable-jobs <key> <i>/<n>]`), found with `ListSteps` on "
-                             "the cluster", crash="emr_steps"),
+                             "the cluster", crash="emr_steps",
+                             example=Example("aws_emr_steps", "nightly_report", (("waiter_delay", 0.2),))),
                 ),
             ),
             Service(
                 key="sagemaker", name="Amazon SageMaker", tags=("aws",), unit="job",
                 doc_url="https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrainingJob.html",
-                client="durable_jobs.hooks.aws_sagemaker.SageMakerJobClient",
-                emulator="moto behind our fault proxy",
+                client="durable_jobs.providers.amazon.aws.clients.sagemaker.SageMakerJobClient",
+                docs="docs/emulators/aws-sagemaker.md",
+                emulator="moto behind our fault proxy", moto_rules=f"{_EMU}.aws_moto_sagemaker",
+                calls=_sagemaker_calls("Training"),
                 operators=(
-                    Operator("SageMakerTrainingOperator", "durable_jobs.operators.aws_sagemaker",
-                             f"{_AWS}.sagemaker.SageMakerTrainingOperator",
+                    Operator(f"{_AWS}.sagemaker.SageMakerTrainingOperator",
                              "the job name (`<name>-<key>`, unique per account; found again by "
-                             "`DescribeTrainingJob`)", crash="sagemaker"),
-                    Operator("SageMakerProcessingOperator", "durable_jobs.operators.aws_sagemaker",
-                             f"{_AWS}.sagemaker.SageMakerProcessingOperator",
+                             "`DescribeTrainingJob`)", crash="sagemaker",
+                             example=Example("aws_sagemaker", "nightly_training", (("check_interval", 0.2),))),
+                    Operator(f"{_AWS}.sagemaker.SageMakerProcessingOperator",
                              "the job name (`<name>-<key>`; found again by `DescribeProcessingJob`)",
-                             crash="sagemaker_processing"),
-                    Operator("SageMakerTransformOperator", "durable_jobs.operators.aws_sagemaker",
-                             f"{_AWS}.sagemaker.SageMakerTransformOperator",
+                             crash="sagemaker_processing", calls=_sagemaker_calls("Processing"),
+                             example=Example("aws_sagemaker_processing", "nightly_features",
+                                             (("check_interval", 0.2),))),
+                    Operator(f"{_AWS}.sagemaker.SageMakerTransformOperator",
                              "the job name (`<name>-<key>`; found again by `DescribeTransformJob`)",
-                             crash="sagemaker_transform"),
+                             crash="sagemaker_transform", calls=_sagemaker_calls("Transform"),
+                             example=Example("aws_sagemaker_transform", "nightly_scoring",
+                                             (("check_interval", 0.2),))),
                 ),
             ),
         ),
+        modules=("airflow.providers.amazon", "boto3", "botocore"),
         submit_methods=frozenset({
             "start_job_run", "initialize_job",               # Glue, EMR Serverless / EMR on EKS
             "add_job_flow_steps", "run_job_flow",            # EMR
@@ -519,18 +683,20 @@ FAMILIES: tuple[Family, ...] = (
             Service(
                 key="snowflake_sql_api", name="Snowflake SQL API", unit="statement batch",
                 doc_url="https://docs.snowflake.com/en/developer-guide/sql-api/reference",
-                client="durable_jobs.hooks.snowflake_sql_api.SnowflakeSqlApiJobClient",
-                emulator="the Snowflake SQL API emulator (durable_jobs.emulators.snowflake)",
+                client="durable_jobs.providers.snowflake.clients.snowflake_sql_api.SnowflakeSqlApiJobClient",
+                emulator="the Snowflake SQL API emulator (durable_jobs.testing.emulators.snowflake)",
+                emulator_class=f"{_EMU}.snowflake.SnowflakeEmulator", calls=Calls("statements", "statements/status"),
+                demo="durable_jobs.demo.snowflake",
                 operators=(
-                    Operator("SnowflakeSqlApiOperator", "durable_jobs.operators.snowflake",
-                             f"{_SNOWFLAKE}.SnowflakeSqlApiOperator",
-                             "`requestId` (a resend: the same id with `retry=true`)", crash="snowflake"),
-                    Operator("SnowflakeNotebookOperator", "durable_jobs.operators.snowflake",
-                             f"{_SNOWFLAKE}.SnowflakeNotebookOperator",
+                    Operator(f"{_SNOWFLAKE}.SnowflakeSqlApiOperator",
+                             "`requestId` (a resend: the same id with `retry=true`)", crash="snowflake",
+                             example=Example("snowflake_sql_api", "load_sales_daily", (("poll_interval", 0.2),))),
+                    Operator(f"{_SNOWFLAKE}.SnowflakeNotebookOperator",
                              "`requestId` (a resend: the same id with `retry=true`)"),
                 ),
             ),
         ),
+        modules=("airflow.providers.snowflake", "snowflake"),
         submit_methods=frozenset({"execute_query", "execute_async"}),
         status_methods=frozenset({"get_sql_api_query_status"}),
         official_resumable=frozenset({
@@ -544,9 +710,10 @@ FAMILIES: tuple[Family, ...] = (
         # google 22.8: no wait parameter in their execute()
         wait_off_by_default=dict.fromkeys(("WorkflowsCreateExecutionOperator",
                                            "CloudDataTransferServiceCreateJobOperator"), None),
-        config=GOOGLE_CONFIG,  # issue 16: Cloud Run's and Dataflow's listing windows
+        config=GOOGLE_CONFIG,  # Cloud Run's and Dataflow's listing windows
         services=(*_GOOGLE_BIGQUERY, *_GOOGLE_DATAPROC, *_GOOGLE_CLOUD_BATCH, *_GOOGLE_CLOUD_RUN,
                   *_GOOGLE_DATAFLOW),
+        modules=("airflow.providers.google", "google.cloud"),
         submit_methods=frozenset({"submit_job", "submit_job_as_operation", "create_batch", "insert_job",
                                   "submit_batch_job"}),
         submit_receivers=(("query", r"bigquery|bq"),),  # google-cloud-bigquery: client.query(...)
@@ -555,18 +722,25 @@ FAMILIES: tuple[Family, ...] = (
     # ---- known to the lint only, until their durable operators exist ----
     Family(
         key="dbt", name="dbt Cloud", extra="dbt-cloud", provider="apache-airflow-providers-dbt-cloud",
+        modules=("airflow.providers.dbt",),
         submit_methods=frozenset({"trigger_job_run"}),
         status_methods=frozenset({"get_job_run", "get_job_run_status"}),
     ),
     Family(
         key="livy", name="Apache Livy", extra="apache-livy", provider="apache-airflow-providers-apache-livy",
+        modules=("airflow.providers.apache.livy",),
         submit_methods=frozenset({"post_batch"}),
         status_methods=frozenset({"get_batch", "get_batch_state"}),
         wait_off_by_default={"LivyOperator": "polling_interval"},
     ),
     Family(
+        key="spark", name="Apache Spark", extra="apache-spark", provider="apache-airflow-providers-apache-spark",
+        modules=("airflow.providers.apache.spark",),
+    ),
+    Family(
         key="azure", name="Azure Data Factory", extra="microsoft-azure",
         provider="apache-airflow-providers-microsoft-azure",
+        modules=("airflow.providers.microsoft.azure",),
         submit_methods=frozenset({"create_run"}),
         status_methods=frozenset({"get_pipeline_run", "get_pipeline_run_status"}),
     ),
@@ -600,6 +774,13 @@ def family(key: str) -> Family:
     raise KeyError(f"no vendor family {key!r} (known: {', '.join(f.key for f in FAMILIES)})")
 
 
+def service(key: str) -> Service:
+    for _, candidate in services():
+        if candidate.key == key:
+            return candidate
+    raise KeyError(f"no service {key!r} in the registry")
+
+
 def crash_vendor(key: str) -> tuple[Service, Operator]:
     """The service and official-comparison operator behind the crash suite's vendor ``key``."""
     for _, service, op in operators():
@@ -620,6 +801,6 @@ def config_option(name: str) -> ConfigOption:
 
 
 __all__ = [
-    "CONFIG_SECTION", "ConfigOption", "FAMILIES", "Family", "Operator", "Service", "config_option",
-    "config_options", "crash_vendor", "families", "family", "operators", "services",
+    "CONFIG_SECTION", "Calls", "ConfigOption", "Example", "FAMILIES", "Family", "Operator", "Service", "config_option",
+    "config_options", "crash_vendor", "families", "family", "operators", "service", "services",
 ]

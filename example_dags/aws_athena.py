@@ -17,7 +17,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import AthenaOperator
+from durable_jobs.providers.amazon.aws.operators.athena import AthenaOperator
 
 with DAG(
     "example_aws_athena",

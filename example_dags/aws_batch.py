@@ -16,7 +16,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import BatchOperator
+from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
 
 with DAG(
     "example_aws_batch",

@@ -19,7 +19,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EcsRunTaskOperator
+from durable_jobs.providers.amazon.aws.operators.ecs import EcsRunTaskOperator
 
 with DAG(
     "example_aws_ecs",

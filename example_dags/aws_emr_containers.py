@@ -19,7 +19,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EmrContainerOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
 with DAG(
     "example_aws_emr_containers",

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EmrServerlessStartJobOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
 
 with DAG(
     "example_aws_emr_serverless",

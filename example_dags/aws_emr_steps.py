@@ -17,7 +17,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EmrAddStepsOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
 SPARK = "command-runner.jar"
 

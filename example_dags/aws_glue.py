@@ -15,7 +15,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import GlueJobOperator
+from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator
 
 with DAG(
     "example_aws_glue",

@@ -18,7 +18,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import RedshiftDataOperator
+from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
 with DAG(
     "example_aws_redshift_data",

@@ -19,7 +19,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import SageMakerTrainingOperator
+from durable_jobs.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
 
 with DAG(
     "example_aws_sagemaker",

@@ -18,7 +18,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import SageMakerProcessingOperator
+from durable_jobs.providers.amazon.aws.operators.sagemaker import SageMakerProcessingOperator
 
 with DAG(
     "example_aws_sagemaker_processing",

@@ -19,7 +19,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import StepFunctionStartExecutionOperator
+from durable_jobs.providers.amazon.aws.operators.step_function import StepFunctionStartExecutionOperator
 
 with DAG(
     "example_aws_stepfunctions",

@@ -5,7 +5,7 @@ The mixin comes FIRST in the bases: on Airflow 3.3.2, ``class X(BaseOperator, Re
 ``external_id_key`` is set once and never renamed while task instances are in flight, and
 ``execute()`` only calls ``execute_resumable()``.
 
-This plain mixin checkpoints the id *after* submit; the operators in ``durable_jobs.operators``
+This plain mixin checkpoints the id *after* submit; the operators in ``durable_jobs.providers``
 also close the submit→persist window with an idempotency key.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 with DAG(
     dag_id="example_databricks_not_durable",

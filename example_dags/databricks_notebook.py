@@ -15,7 +15,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksNotebookOperator, DatabricksTaskOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksNotebookOperator, DatabricksTaskOperator
 
 with DAG(
     dag_id="example_databricks_notebook",

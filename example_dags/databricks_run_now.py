@@ -11,7 +11,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksRunNowOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksRunNowOperator
 
 with DAG(
     dag_id="example_databricks_run_now",

@@ -12,7 +12,7 @@ import pendulum
 from airflow.providers.databricks.hooks.databricks import DatabricksHook
 from airflow.sdk import DAG, PokeReturnValue, task
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 with DAG(
     dag_id="example_databricks_split_reschedule_sensor",

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksSQLStatementsOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSQLStatementsOperator
 
 with DAG(
     dag_id="example_databricks_sql_statements",

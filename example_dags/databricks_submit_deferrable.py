@@ -12,7 +12,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 with DAG(
     dag_id="example_databricks_submit_deferrable",

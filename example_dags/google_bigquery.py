@@ -16,7 +16,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import BigQueryInsertJobOperator
+from durable_jobs.providers.google.cloud.operators.bigquery import BigQueryInsertJobOperator
 
 with DAG(
     "example_google_bigquery",

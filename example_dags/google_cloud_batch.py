@@ -16,7 +16,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import CloudBatchSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator
 
 with DAG(
     "example_google_cloud_batch",

@@ -17,7 +17,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import CloudRunExecuteJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
 
 with DAG(
     "example_google_cloud_run",

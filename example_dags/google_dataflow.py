@@ -20,7 +20,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import DataflowTemplatedJobStartOperator
+from durable_jobs.providers.google.cloud.operators.dataflow import DataflowTemplatedJobStartOperator
 
 with DAG(
     "example_google_dataflow",

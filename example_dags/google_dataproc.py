@@ -17,7 +17,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import DataprocSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.dataproc import DataprocSubmitJobOperator
 
 with DAG(
     "example_google_dataproc",

@@ -17,7 +17,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
+from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator
 
 with DAG(
     "example_snowflake_sql_api",

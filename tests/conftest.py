@@ -30,4 +30,4 @@ subprocess.run(
     check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
 )
 
-pytest_plugins = ["durable_jobs.emulators.pytest_plugin"]
+pytest_plugins = ["durable_jobs.testing.pytest_plugin"]

@@ -58,7 +58,8 @@ def mark(cell: dict[str, Any]) -> str:
 
 
 def cell_text(cell: dict[str, Any] | None, unit: str = "run") -> str:
-    """``✅ 1 run · 0 cancels · success (try 2)``; a failed task whose job still runs adds ``· 1 left running``."""
+    """``✅ 1 run · 0 cancels · success (try 2)``; a failed task whose job still runs adds ``· 1 left running``, a
+    user's kill how soon its cancel reached the vendor (``· cancel 1.4 s after the user``)."""
     if cell is None:
         return "—"
     if cell.get("error"):
@@ -66,7 +67,12 @@ def cell_text(cell: dict[str, Any] | None, unit: str = "run") -> str:
     orphans = cell.get("active_jobs") if cell.get("final_state") == "failed" else None
     return (f"{mark(cell)} {_plural(cell.get('runs_created'), unit)} · {_plural(cell.get('cancels'), 'cancel')} · "
             f"{cell.get('final_state')} (try {cell.get('try_number')})"
-            f"{f' · {orphans} left running' if orphans else ''}")
+            f"{f' · {orphans} left running' if orphans else ''}"
+            f"{_delay(cell.get('cancel_delay'))}")
+
+
+def _delay(seconds: float | None) -> str:
+    return "" if seconds is None else f" · cancel {seconds:.1f} s after the user"
 
 
 def _by_row(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:

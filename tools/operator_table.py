@@ -18,7 +18,7 @@ def _load(classpath: str) -> type:
 
 def durable_paths(cls: type) -> tuple[str, str]:
     """("yes"/"no", "yes"/"no"): durable on the synchronous path, and on the deferrable path."""
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
 
     durable = issubclass(cls, DurableJobMixin)
     # an argument of the class or of a base it passes **kwargs on to (SnowflakeNotebookOperator's parent)

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "durable_jobs"
 #: Runtime code (what runs inside Airflow); lint, emulators and the demo are not scanned.
-RUNTIME_FOLDERS = ("operators", "hooks", "triggers", "shims")
+RUNTIME_FOLDERS = ("core", "providers", "shims")
 #: Top-level modules that are not runtime (the command dispatcher); every other durable_jobs/*.py is.
 NOT_RUNTIME_TOP_LEVEL = ("cli.py",)
 #: Only these roots count as "upstream" for the scan (structlog: the Task SDK's log writer, see cancel.py).
@@ -251,7 +251,7 @@ def runtime_modules() -> list[str]:
     """Every runtime module of the package, from the filesystem (new modules are covered)."""
     names = [f"durable_jobs.{f.stem}".removesuffix(".__init__") for f in sorted(PACKAGE.glob("*.py"))
              if f.name not in NOT_RUNTIME_TOP_LEVEL]
-    for folder in RUNTIME_FOLDERS:  # subpackages too (durable_jobs.operators.google.*)
+    for folder in RUNTIME_FOLDERS:  # subpackages too (durable_jobs.providers.*)
         for file in sorted((PACKAGE / folder).rglob("*.py")):
             parts = file.relative_to(PACKAGE).with_suffix("").parts
             names.append(".".join(("durable_jobs", *parts)).removesuffix(".__init__"))

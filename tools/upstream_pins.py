@@ -28,12 +28,12 @@ from tools.pinning import COPIED, KINDS, PRIVATE, REUSED, Pin, check, private_us
 
 _DBX = "airflow.providers.databricks.operators.databricks"
 _AWS = "airflow.providers.amazon.aws"
-_OPS_DBX = "durable_jobs.operators.databricks"
-_OPS_AWS = "durable_jobs.operators.aws"
+_OPS_DBX = "durable_jobs.providers.databricks.operators.databricks"
+_OPS_AWS = "durable_jobs.providers.amazon.aws.operators"
 _SF = "airflow.providers.snowflake"
-_OPS_SF = "durable_jobs.operators.snowflake"
+_OPS_SF = "durable_jobs.providers.snowflake.operators.snowflake"
 _GCP = "airflow.providers.google.cloud.operators"
-_OPS_GCP = "durable_jobs.operators.google"
+_OPS_GCP = "durable_jobs.providers.google.cloud.operators"
 
 PINS: tuple[Pin, ...] = (
     # ------------------------------------------------------------------ Databricks
@@ -201,8 +201,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.providers.databricks.hooks.databricks:DatabricksHook.get_sql_statement_state",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.databricks_sql:DatabricksStatementClient.status",
-                 "durable_jobs.hooks.databricks_sql:DatabricksStatementClient.astatus"),
+        used_by=("durable_jobs.providers.databricks.clients.databricks_sql:DatabricksStatementClient.status",
+                 "durable_jobs.providers.databricks.clients.databricks_sql:DatabricksStatementClient.astatus"),
         why="status() calls it; astatus() (the trigger, one aiohttp session) makes the same GET and copies its "
             "reading of status.state / error.error_code / error.message, keeping a state SQLStatementState would "
             "refuse as UNKNOWN for the fault policy (status() falls back to that raw read too).",
@@ -213,7 +213,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator.submit_job",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:BatchOperator.prepare_request", f"{_OPS_AWS}:BatchOperator.on_job_known"),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.prepare_request", f"{_OPS_AWS}.batch:BatchOperator.on_job_known"),
         why="prepare_request copies its SubmitJob arguments (the call itself goes through our client, "
             "with the key); on_job_known persists the job-details link it persists. A new SubmitJob "
             "argument upstream would otherwise be dropped silently.",
@@ -223,7 +223,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator.execute",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known",),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.on_job_known",),
         why="Its deferrable branch persists the definition/queue links (_persist_links) before "
             "deferring; on_job_known does the same on both paths.",
         sha256="f3e0066cbcae2a89c4e7c7f0496eaf140abe995a2d06cb46af2de40363d99e17",
@@ -232,7 +232,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator.monitor_job",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known", f"{_OPS_AWS}:BatchOperator.job_result"),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.on_job_known", f"{_OPS_AWS}.batch:BatchOperator.job_result"),
         why="Our synchronous path replaces it: links before waiting, the CloudWatch link after; what "
             "it does around the wait must be mirrored.",
         sha256="47ca7f9eb47f044d726daea37440790074275b13fc354a1eabf35eddddafa1fe",
@@ -241,7 +241,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator.execute_complete",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:BatchOperator.job_result", f"{_OPS_AWS}:BatchOperator._print_awslogs"),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.job_result", f"{_OPS_AWS}.batch:BatchOperator._print_awslogs"),
         why="_print_awslogs copies its CloudWatch log printing (awslogs_enabled, 10,000 messages, "
             "warning on failure); job_result persists the CloudWatch link as it does.",
         sha256="22691c78f01595a5e733868618c0a472cedabbb795fee377f5904cf9493df6d0",
@@ -250,7 +250,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator._persist_links",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:BatchOperator.on_job_known",),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.on_job_known",),
         why="Persists the job definition and job queue extra links (describes the job).",
         sha256="898a0aa68c9673ed17c21de95b33d4b9fb8366833bc50d5f4a74deccad30aa59",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -258,7 +258,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator._persist_cloudwatch_link",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:BatchOperator.job_result",),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator.job_result",),
         why="Persists the CloudWatch logs extra link once the job has ended.",
         sha256="a73d68b0ec85b2df0ae10fc51dc8f0507a3d911d771bbef60ef813280f669ad6",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -266,7 +266,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.batch:BatchOperator._get_batch_log_fetcher",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:BatchOperator._print_awslogs",),
+        used_by=(f"{_OPS_AWS}.batch:BatchOperator._print_awslogs",),
         why="The official CloudWatch log fetcher for awslogs_enabled.",
         sha256="557f097bb2a1fd73897e78f60bf2d0cbd015217b67e455e01f2a483c42182048",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -275,7 +275,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.glue:GlueJobHook.initialize_job",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request",),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.prepare_request",),
         why="prepare_request copies its get-or-create of the Glue job (update_config) and its "
             "StartJobRun arguments (JobName, Arguments, run_job_kwargs); the call goes through our client.",
         sha256="7bdba5b30313a2d8bd2cfa00ce0b2f527c569f9c7d3ed6dd21459dcfe9f80e5b",
@@ -284,7 +284,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator.submit_job",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request", f"{_OPS_AWS}:GlueJobOperator.on_job_known"),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.prepare_request", f"{_OPS_AWS}.glue:GlueJobOperator.on_job_known"),
         why="prepare_request mirrors its fresh-submit half (script args, log line, initialize_job); "
             "on_job_known resets _job_run_id and calls _set_job_run_id as it does after a start.",
         sha256="27c32dcbd16c9b415f299075bd28e811126e47a883ef8556381d9e059ad2f48a",
@@ -293,7 +293,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator._build_script_args",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.prepare_request",),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.prepare_request",),
         why="The run's Arguments: script_args plus OpenLineage injection and upstream's task-UUID tag.",
         sha256="2a16ced1384db84e9cf79fd5956c4309b89fea28b1a5eb7b08c563721d8b6bb1",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -301,7 +301,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator._set_job_run_id",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.on_job_known",),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.on_job_known",),
         why="Pushes the glue_job_run_id XCom and persists the run's extra link, once per run id: we "
             "reset the private _job_run_id it guards on so it runs again on this try.",
         sha256="3af7324103f2c1446f6dd87c63c66cd98ab1e581994bb2a11f4416703c0fc71c",
@@ -311,7 +311,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator.poll_until_complete",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.failure_error", f"{_OPS_AWS}:GlueJobOperator.job_result"),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.failure_error", f"{_OPS_AWS}.glue:GlueJobOperator.job_result"),
         why="Our synchronous wait is the shared fault policy's, not this loop; its closing line, "
             "sleep_before_return and its message for a run that ended without succeeding are copied.",
         sha256="6640ab562b377d80b074d5539df301db3218cc1637d61b655ed931783e2cc08e",
@@ -320,7 +320,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.glue:GlueJobHook._handle_state",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:GlueJobOperator.on_poll", f"{_OPS_AWS}:GlueJobOperator.failure_error"),
+        used_by=(f"{_OPS_AWS}.glue:GlueJobOperator.on_poll", f"{_OPS_AWS}.glue:GlueJobOperator.failure_error"),
         why="The official poll loop's per-poll line, its verbose CloudWatch log printing and its "
             "FAILED/TIMEOUT message (\"Exiting Job ... Run State: ...\") are copied into our policy's loop.",
         sha256="d83aadc785fa26ce866b33bc90e982e8761b3afb60ee93d4c1ca804a9e28faf4",
@@ -331,11 +331,11 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.emr:EmrServerlessStartJobOperator.execute",
         kind=COPIED,
         used_by=(
-            f"{_OPS_AWS}:EmrServerlessStartJobOperator._start_application",
-            f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",
-            f"{_OPS_AWS}:EmrServerlessStartJobOperator.on_job_known",
-            f"{_OPS_AWS}:EmrServerlessStartJobOperator.max_polls",
-            f"{_OPS_AWS}:EmrServerlessStartJobOperator.on_poll_limit",
+            f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator._start_application",
+            f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.prepare_request",
+            f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.on_job_known",
+            f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.max_polls",
+            f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.on_poll_limit",
         ),
         why="execute cannot be called without starting a job run, so its application start (and "
             "deferral), its StartJobRun arguments (name, OpenLineage, configurationOverrides) and its "
@@ -346,7 +346,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.emr:inject_parent_job_information_into_emr_serverless_properties",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",),
+        used_by=(f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.prepare_request",),
         why="Undocumented name (re-exported by the operator module from common.compat): OpenLineage "
             "parent-job injection, exactly as the official execute applies it.",
         sha256="7b0e1075e0cf8555c4832b485f6101265cb1d1facc54e5a9876e0545e34cceaa",
@@ -355,7 +355,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.emr:inject_transport_information_into_emr_serverless_properties",
         kind=PRIVATE,
-        used_by=(f"{_OPS_AWS}:EmrServerlessStartJobOperator.prepare_request",),
+        used_by=(f"{_OPS_AWS}.emr:EmrServerlessStartJobOperator.prepare_request",),
         why="Undocumented name (re-exported by the operator module from common.compat): OpenLineage "
             "transport injection, exactly as the official execute applies it.",
         sha256="c4dc93fc49c590460dc7a2ec6f251b2b7f1e1529e42b2d16d421ddb943138a8e",
@@ -366,8 +366,8 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.athena:AthenaOperator.execute",
         kind=COPIED,
         used_by=(
-            f"{_OPS_AWS}:AthenaOperator._query_request", f"{_OPS_AWS}:AthenaOperator.on_job_known",
-            f"{_OPS_AWS}:AthenaOperator.failure_error", f"{_OPS_AWS}:AthenaOperator.on_poll_limit",
+            f"{_OPS_AWS}.athena:AthenaOperator._query_request", f"{_OPS_AWS}.athena:AthenaOperator.on_job_known",
+            f"{_OPS_AWS}.athena:AthenaOperator.failure_error", f"{_OPS_AWS}.athena:AthenaOperator.on_poll_limit",
         ),
         why="execute cannot be called without starting a query, so its request (database, catalog and "
             "output location written into the operator's dicts), its results link and its two failure "
@@ -378,7 +378,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.athena:AthenaHook.run_query",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:AthenaOperator.prepare_request", f"{_OPS_AWS}:AthenaOperator.on_job_known"),
+        used_by=(f"{_OPS_AWS}.athena:AthenaOperator.prepare_request", f"{_OPS_AWS}.athena:AthenaOperator.on_job_known"),
         why="Our client sends StartQueryExecution itself (with the key as ClientRequestToken), so the "
             "hook's log_query line, its query-execution-id line and its send_sql_hook_lineage call are copied.",
         sha256="948165ad8938e5b125fefd9e0d77f53896169889aa428f99304ef315a0e5c745",
@@ -387,7 +387,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.athena:AthenaHook.poll_query_status",
         kind=COPIED,
-        used_by=(f"{_OPS_AWS}:AthenaOperator.on_poll", f"{_OPS_AWS}:AthenaOperator.max_polls"),
+        used_by=(f"{_OPS_AWS}.athena:AthenaOperator.on_poll", f"{_OPS_AWS}.athena:AthenaOperator.max_polls"),
         why="Our poll loop replaces it: its per-poll log line and its max_polling_attempts contract are copied.",
         sha256="c5137ab082f716d1469f508edd739ae7713e043e45ab80744c7ffd1a0205f1b9",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -396,7 +396,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.providers.databricks.triggers.databricks:DatabricksExecutionTrigger.run",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.databricks:DatabricksJobClient.official_event_fields",),
+        used_by=("durable_jobs.providers.databricks.clients.databricks:DatabricksJobClient.official_event_fields",),
         why="Our trigger's event also carries the fields of this trigger's event (run_id, run_page_url, "
             "run_state JSON, repair_run, errors) so the official execute_complete can finish a task ours "
             "deferred, after a user switched the import back.",
@@ -406,7 +406,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.glue:GlueJobOperator.execute_complete",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.aws_glue:GlueJobClient.official_event_fields",),
+        used_by=("durable_jobs.providers.amazon.aws.clients.glue:GlueJobClient.official_event_fields",),
         why="It reads the run id from the event's run_id; our event carries it there too.",
         sha256="9d3c0655d0ca1643feb3f31f4241cc1deac0b13843574467fe83420454c53bfe",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -414,7 +414,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.athena:AthenaOperator.execute_complete",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.aws_athena:AthenaJobClient.official_event_fields",),
+        used_by=("durable_jobs.providers.amazon.aws.clients.athena:AthenaJobClient.official_event_fields",),
         why="It reads the query execution id from the event's value; our event carries it there too.",
         sha256="7184402130353cc497c51172e1d85ec38ca0631d078c1a62b661ec99694dc970",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -423,7 +423,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.sdk.bases.operator:BaseOperatorMeta._apply_defaults",
         kind=PRIVATE,
-        used_by=("durable_jobs.shims.operator:apply_defaults", "durable_jobs.operators.base:DurableJobMixin.__init__"),
+        used_by=("durable_jobs.shims.operator:apply_defaults", "durable_jobs.core.mixin:DurableJobMixin.__init__"),
         why="The wrapper Airflow puts on every operator __init__ (default_args, argument checks); the "
             "mixin's own __init__ needs it so default_args={'durable': False} reaches it.",
         sha256="f9581861fd247c4f5f8e26d0c95487edc31e45b748d0d9d5f50090d3db0d111a",
@@ -432,7 +432,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.sdk.execution_time.comms:CommsDecoder.send",
         kind=PRIVATE,
-        used_by=("durable_jobs.cancel:_comms_busy",),
+        used_by=("durable_jobs.core.cancel:_comms_busy",),
         why="on_kill tells an interrupted supervisor call by task_runner.SUPERVISOR_COMMS._thread_lock "
             "being held; send() is what holds it for the length of one call.",
         sha256="45d1110d3580af021295da57c960e8d6c7cbc7955ff04d3da4fdfe23bf8efa50",
@@ -442,7 +442,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="structlog._output:BytesLogger.msg",
         kind=PRIVATE,
-        used_by=("durable_jobs.cancel:_structlog_writing",),
+        used_by=("durable_jobs.core.cancel:_structlog_writing",),
         why="on_kill tells an interrupted log line by a lock in structlog._output.WRITE_LOCKS being held: msg() "
             "holds its file's lock while it writes, and the Task SDK sends every task log line through it.",
         sha256="3f49776fb611011b8031284b18b93dfbddd1e443819aa1bc49ab9c306a94771f",
@@ -461,7 +461,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_SF}.hooks.sql_api:SnowflakeSqlApiHook._make_api_call_with_retries",
         kind=PRIVATE,
-        used_by=("durable_jobs.hooks.snowflake_sql_api:keyed_hook_class",),
+        used_by=("durable_jobs.providers.snowflake.clients.snowflake_sql_api:keyed_hook_class",),
         why="Overridden: every SQL API call of the official hook goes through it, so the statements POST of "
             "the official execute_query carries our requestId (and retry=true on a resend) instead of the "
             "hook's fresh uuid4. Renamed or bypassed upstream, the key would silently stop reaching Snowflake.",
@@ -471,7 +471,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_SF}.hooks.sql_api:SnowflakeSqlApiHook._process_response",
         kind=PRIVATE,
-        used_by=("durable_jobs.hooks.snowflake_sql_api:keyed_hook_class",),
+        used_by=("durable_jobs.providers.snowflake.clients.snowflake_sql_api:keyed_hook_class",),
         why="Overridden: the official status read maps HTTP codes to states here; ours keeps the documented "
             "codes as upstream and reports an undocumented one as `HTTP <code>` (watched, not an end).",
         sha256="13b80a038030e7287aa3c4c864f4687802c81b145f5fad2f5a39397c379f9fc4",
@@ -504,13 +504,13 @@ PINS: tuple[Pin, ...] = (
         sha256="346e8a327578fa6be2dfc7b3c2fe91ee137d8faaf935b3f99a3860fe5381ba1e",
         pinned="apache-airflow-providers-databricks==7.23.0",
     ),
-    # issue 15: Amazon EMR on EKS EmrContainerOperator (durable_jobs/operators/aws_emr_containers.py)
+    # issue 15: Amazon EMR on EKS EmrContainerOperator (durable_jobs/providers/amazon/aws/operators/emr.py)
     Pin(
         target=f"{_AWS}.operators.emr:EmrContainerOperator.execute",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_emr_containers:EmrContainerOperator.prepare_request",
-            "durable_jobs.operators.aws_emr_containers:EmrContainerOperator.on_poll_limit",
+            "durable_jobs.providers.amazon.aws.operators.emr:EmrContainerOperator.prepare_request",
+            "durable_jobs.providers.amazon.aws.operators.emr:EmrContainerOperator.on_poll_limit",
         ),
         why="execute cannot be called without starting a run: its OpenLineage injection into "
             "configuration_overrides and its 'Max tries of poll status exceeded' message are copied.",
@@ -520,7 +520,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.emr:EmrContainerOperator.check_failure",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_emr_containers:EmrContainerOperator.failure_error",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.emr:EmrContainerOperator.failure_error",),
         why="Its failure message, with the hook's '<failureReason> - <stateDetails>', is copied (the status "
             "already holds both: no second DescribeJobRun).",
         sha256="8af55e3783704b2f754a28c439ba3299b673fa3e97032738ad444064977a92c6",
@@ -529,19 +529,19 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.emr:EmrContainerHook.submit_job",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_emr_containers:EmrContainerOperator.prepare_request",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.emr:EmrContainerOperator.prepare_request",),
         why="submit_job sends the token it is given through the SDK's retries: its StartJobRun parameters "
             "(tags or {}, retryPolicyConfiguration) are copied so the client can send them under the epoch's key.",
         sha256="438a21764142fc164d1c4b6678d245ecc7ad67ecabf2ee2a6af85553071e6165",
         pinned="apache-airflow-providers-amazon==9.39.0",
     ),
-    # issue 15: Amazon ECS EcsRunTaskOperator (durable_jobs/operators/aws_ecs.py)
+    # issue 15: Amazon ECS EcsRunTaskOperator (durable_jobs/providers/amazon/aws/operators/ecs.py)
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._start_task",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.prepare_request",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.on_job_known",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.prepare_request",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.on_job_known",
         ),
         why="_start_task cannot be called without running a task: its RunTask arguments (run_opts) and its wait "
             "for the first container's name (10 s, 30 s) are copied.",
@@ -551,7 +551,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._try_reattach_task",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator._running_task_of",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator._running_task_of",),
         why="Upstream's reattach (ListTasks RUNNING by startedBy, its log lines) is copied so that the lookup "
             "goes through the fault policy.",
         sha256="3374c8c78f7f032b9ecb9957bb89d248b6adcb1133cc5103a3069ca119ea205d",
@@ -561,9 +561,9 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator.execute",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.execute",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.execute",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.wait_for_job",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.job_result",
         ),
         why="execute cannot be called without running a task: its log lines, its reattach startedBy, its log "
             "fetcher around the wait and its return value are copied.",
@@ -574,8 +574,8 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator.execute_complete",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.restore_from_echo",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.job_result",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.restore_from_echo",
         ),
         why="Its cluster restored from the trigger event and its last-log-line return value (AwsLogsHook) are copied.",
         sha256="11f4500952a7363c0de11e119ce16412acbfd2a8d00bc7a450c18949b858fd1f",
@@ -584,9 +584,9 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._check_success_task",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.failure_error",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.failure_error",),
         why="Upstream's verdict on a stopped task and its exceptions (AirflowSkipException for "
-            "skip_on_exit_code); durable_jobs.hooks.aws_ecs.task_outcome mirrors its rules "
+            "skip_on_exit_code); durable_jobs.providers.amazon.aws.clients.ecs.task_outcome mirrors its rules "
             "(tests/unit/test_aws_ecs.py compares them).",
         sha256="a4d4b9d0ff9ab09693e632558f1ada88de2888c9f2d02b6193cdb8c1027ff272",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -594,7 +594,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._after_execution",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.job_result",),
         why="Upstream's success check after the task stopped, called as upstream calls it.",
         sha256="bba9ab973e6c613ef80cfa153c5f0b907c17e58556751204be422b9f0c4ee4af",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -603,9 +603,9 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._aws_logs_enabled",
         kind=PRIVATE,
         used_by=(
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.execute",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",
-            "durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.execute",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.wait_for_job",
+            "durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.job_result",
         ),
         why="Whether CloudWatch logs are read (awslogs_group and awslogs_stream_prefix), as upstream decides it.",
         sha256="5dd3d8000235881d16dc901421c93d1cb3f25903c4ecdd5a4ffa0d2399d8daa5",
@@ -614,7 +614,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_ecs_task_id",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.on_job_known",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.on_job_known",),
         why="The task id in upstream's log line.",
         sha256="94547b1b0589e8eca806a8d50c2117b9f91579168782948ce760be30f39bcfc0",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -622,7 +622,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_logs_stream_name",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.job_result",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.job_result",),
         why="The CloudWatch stream of the task, for the last log line.",
         sha256="851042a09d1b10b146096adacee34dd16393610fa419046d747019a2a670dfe1",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -630,18 +630,18 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.ecs:EcsRunTaskOperator._get_task_log_fetcher",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_ecs:EcsRunTaskOperator.wait_for_job",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.ecs:EcsRunTaskOperator.wait_for_job",),
         why="Upstream's log fetcher thread, streamed during the synchronous wait.",
         sha256="d527901bb5f1d69e455eb51aadf5a6fbb0724f40beddf14bfb37717575553eb9",
         pinned="apache-airflow-providers-amazon==9.39.0",
     ),
-    # issue 15: Amazon Redshift Data API RedshiftDataOperator (durable_jobs/operators/aws_redshift_data.py)
+    # Amazon Redshift Data API RedshiftDataOperator (durable_jobs/providers/amazon/aws/operators/redshift_data.py)
     Pin(
         target=f"{_AWS}.hooks.redshift_data:RedshiftDataHook.execute_query",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.prepare_request",
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.on_job_known",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.prepare_request",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.on_job_known",
         ),
         why="execute_query cannot be given a ClientToken: its request (ExecuteStatement / BatchExecuteStatement "
             "arguments), its checks and their messages, and its send_sql_hook_lineage call are copied.",
@@ -651,7 +651,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.redshift_data:RedshiftDataHook.parse_statement_response",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.failure_error",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.failure_error",),
         why="Its exceptions for a FAILED / ABORTED statement and their text are copied (tests/unit/"
             "test_aws_redshift_data.py compares them with the hook's own).",
         sha256="29bfdfe38b42caaa04985c540ab03c61c7fd9163cc930101fab7141200b87489",
@@ -661,8 +661,8 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.redshift_data:RedshiftDataOperator.get_sql_results",
         kind=REUSED,
         used_by=(
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.job_result",
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.accepted_result",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.job_result",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.accepted_result",
         ),
         why="Upstream's return value (the statement or sub-statement ids, or GetStatementResult of each), "
             "called as upstream calls it.",
@@ -673,20 +673,20 @@ PINS: tuple[Pin, ...] = (
         target=f"{_AWS}.operators.redshift_data:RedshiftDataOperator.execute",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.prepare_request",
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.on_job_known",
-            "durable_jobs.operators.aws_redshift_data:RedshiftDataOperator.wait_for_termination",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.prepare_request",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.on_job_known",
+            "durable_jobs.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator.wait_for_termination",
         ),
         why="execute cannot be called without running the statement: its log line, its session_id XCom, its "
             "deferrable-only-when-waiting rule and its return value are copied.",
         sha256="cb1cdb5ae35bd7abeed1e5be8c335f92aa0dfc1c63bfa9010d790dff0a7b57ef",
         pinned="apache-airflow-task-sdk==1.3.2",
     ),
-    # issue 15: SageMaker training / processing / transform (durable_jobs/operators/aws_sagemaker.py)
+    # issue 15: SageMaker training / processing / transform (durable_jobs/providers/amazon/aws/operators/sagemaker.py)
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerBaseOperator._check_if_job_exists",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_sagemaker:_SageMakerJobMixin._check_bare_name",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:_SageMakerJobMixin._check_bare_name",),
         why="action_if_job_exists='fail' asks upstream's own existence check (Describe*Job; a ValidationException "
             "reads as 'no such job') for the bare name the user wrote.",
         sha256="5676f3179c14a42d1034aad7232f91b8e35dab82912144b77da4458f01da5b0a",
@@ -695,7 +695,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator._read_output_files",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.job_result",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerProcessingOperator.job_result",),
         why="Upstream's output_files_to_xcom reader, called as upstream calls it for the OutputFiles of the result.",
         sha256="6722c1719b7c0e2f48e2ea76c930d74ed6abb10804759fb061414425fd10f289",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -703,7 +703,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator._get_unique_model_name",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.prepare_request",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerTransformOperator.prepare_request",),
         why="Upstream's model step (check_if_model_exists / action_if_model_exists), called as upstream calls it.",
         sha256="f6b397240a35e5532d8fcfe38062a6af6cacca543a147506ed4bd735b223b621",
         pinned="apache-airflow-providers-amazon==9.39.0",
@@ -711,8 +711,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTrainingOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_sagemaker:_SageMakerJobMixin.prepare_request",
-                 "durable_jobs.operators.aws_sagemaker:SageMakerTrainingOperator.job_result"),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:_SageMakerJobMixin.prepare_request",
+                 "durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerTrainingOperator.job_result"),
         why="execute cannot be called without creating the job: its preprocess_config call, its name check, its "
             "log lines, its deferrable-only-when-waiting rule and its return value are copied.",
         sha256="b7f3fb92282529f0b4c89da829769d9ba7c9fb2ccc16da1cd44392b72d4e29fb",
@@ -721,8 +721,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerProcessingOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.prepare_request",
-                 "durable_jobs.operators.aws_sagemaker:SageMakerProcessingOperator.job_result"),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerProcessingOperator.prepare_request",
+                 "durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerProcessingOperator.job_result"),
         why="As for training, plus its output_files_to_xcom check and OutputFiles in the return value.",
         sha256="d5698ea41120144bf7d633399556327aad267ad61717957a2e10d558984ac8e4",
         pinned="apache-airflow-task-sdk==1.3.2",
@@ -730,13 +730,13 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.sagemaker:SageMakerTransformOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.prepare_request",
-                 "durable_jobs.operators.aws_sagemaker:SageMakerTransformOperator.on_job_known"),
+        used_by=("durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerTransformOperator.prepare_request",
+                 "durable_jobs.providers.amazon.aws.operators.sagemaker:SageMakerTransformOperator.on_job_known"),
         why="As for training, plus its model step, its transform job link and its monitoring log line.",
         sha256="f9cc21e1689de3a12794cf90f871456bd26f38217186639091821ac7a4ddcace",
         pinned="apache-airflow-task-sdk==1.3.2",
     ),
-    # ------------------------------------------------------------------ Google (durable_jobs/operators/google/)
+    # ------------------------------------------------------------------ Google (durable_jobs/providers/google/)
     Pin(
         target=f"{_GCP}.bigquery:BigQueryInsertJobOperator.execute",
         kind=PRIVATE,
@@ -792,7 +792,7 @@ PINS: tuple[Pin, ...] = (
         sha256="a504fbc84dba493a7fd79f60fcf1978a6ec5f7a6605761a73d52e3e1b788864b",
         pinned="apache-airflow-providers-google==22.8.0",
     ),
-    # issue 16: Dataflow templates (durable_jobs/operators/google/dataflow.py, durable_jobs/hooks/google_dataflow.py)
+    # Dataflow templates (durable_jobs/providers/google/cloud/operators/dataflow.py and clients/dataflow.py)
     Pin(
         target="airflow.providers.google.cloud.hooks.dataflow:DataflowHook._update_environment",
         kind=PRIVATE,
@@ -805,7 +805,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.providers.google.cloud.hooks.dataflow:DataflowHook.build_dataflow_job_name",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.google_dataflow:job_name",),
+        used_by=("durable_jobs.providers.google.cloud.clients.dataflow:job_name",),
         why="Its name rule and error message (`_` becomes `-`, [-a-z0-9] starting with a letter) are copied; "
             "the 8-character uuid it appends on every try is replaced by the epoch's key.",
         sha256="608b7714c0691b1ea2194dfa4c4a2c4895647c0f6d047f8c26cbb65dec899214",
@@ -815,7 +815,7 @@ PINS: tuple[Pin, ...] = (
         target="airflow.providers.google.cloud.hooks.dataflow:DataflowJobTerminalStateHelper"
                ".job_reached_terminal_state",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.google_dataflow:dataflow_phase",),
+        used_by=("durable_jobs.providers.google.cloud.clients.dataflow:dataflow_phase",),
         why="The synchronous reading of a job's state (expected_terminal_state, streaming, wait_until_finished) "
             "and its error messages are copied into our state reading.",
         sha256="4fdcb6a88b8c3377465437bbed3f0f4d0afd6464332326a73a44e02e2a2d74c1",
@@ -824,7 +824,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target="airflow.providers.google.cloud.triggers.dataflow:TemplateJobStartTrigger.run",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.google_dataflow:dataflow_phase",),
+        used_by=("durable_jobs.providers.google.cloud.clients.dataflow:dataflow_phase",),
         why="The deferred reading (DONE succeeds, FAILED and STOPPED fail, the rest keeps waiting) and its event "
             "messages are copied for our trigger.",
         sha256="83d72df9d5ff7ce2f38f8d35f39f1272b39d388d6c2ea3a17139cdf245dbc9f0",
@@ -833,7 +833,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_GCP}.dataflow:DataflowTemplatedJobStartOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.on_job_known",),
+        used_by=("durable_jobs.providers.google.cloud.operators.dataflow:_DataflowDurable.on_job_known",),
         why="What upstream does once the job is known is copied: the job_id XCom and the Dataflow Job link.",
         sha256="7683e1a5b7f19f360df4dffdc9121374249bcc9ba25f2653f331519410b13d5a",
         pinned="apache-airflow-providers-google==22.8.0",
@@ -841,8 +841,8 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_GCP}.dataflow:DataflowStartFlexTemplateOperator.execute",
         kind=COPIED,
-        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.on_job_known",
-                 "durable_jobs.operators.google.dataflow:DataflowStartFlexTemplateOperator.job_result"),
+        used_by=("durable_jobs.providers.google.cloud.operators.dataflow:_DataflowDurable.on_job_known",
+                 "durable_jobs.providers.google.cloud.operators.dataflow:DataflowStartFlexTemplateOperator.job_result"),
         why="The job_id XCom, the Dataflow Job link and the return value (the job dict) are upstream's.",
         sha256="59b4c941996e27f2d0f751499d2b9ec0fac4b8627c12f958987385591536f67b",
         pinned="apache-airflow-providers-google==22.8.0",
@@ -850,7 +850,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_GCP}.dataflow:DataflowTemplatedJobStartOperator.execute_complete",
         kind=COPIED,
-        used_by=("durable_jobs.operators.google.dataflow:_DataflowDurable.execute_complete",),
+        used_by=("durable_jobs.providers.google.cloud.operators.dataflow:_DataflowDurable.execute_complete",),
         why="An event of the official trigger (a task deferred by the official operator, resumed by ours) is "
             "handled as upstream handles it: its log line and AirflowException(message).",
         sha256="47b6e69c2e7f7ee61bf342c8cf03fa95b5cd33109c8638d88779b56aaab8b19b",
@@ -880,13 +880,13 @@ PINS: tuple[Pin, ...] = (
         sha256="68194cd9bcb6ea55df0d50e4d84acf29e0bb3fb0e316d2aca979714d1ea674ef",
         pinned="apache-airflow-providers-google==22.8.0",
     ),
-    # issue 15: Amazon EMR steps EmrAddStepsOperator (durable_jobs/operators/aws_emr_steps.py)
+    # issue 15: Amazon EMR steps EmrAddStepsOperator (durable_jobs/providers/amazon/aws/operators/emr.py)
     Pin(
         target=f"{_AWS}.operators.emr:EmrAddStepsOperator.execute",
         kind=COPIED,
         used_by=(
-            "durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.execute",
-            "durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.prepare_request",
+            "durable_jobs.providers.amazon.aws.operators.emr:EmrAddStepsOperator.execute",
+            "durable_jobs.providers.amazon.aws.operators.emr:EmrAddStepsOperator.prepare_request",
         ),
         why="Upstream's execute up to AddJobFlowSteps is copied: the job_flow_name lookup and its error, the "
             "job_flow_id XCom, the cluster and logs links, the steps string parsed, OpenLineage injection.",
@@ -896,7 +896,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.hooks.emr:EmrHook.add_job_flow_steps",
         kind=COPIED,
-        used_by=("durable_jobs.hooks.aws_emr_steps:EmrStepsJobClient._submit_once",),
+        used_by=("durable_jobs.providers.amazon.aws.clients.emr_steps:EmrStepsJobClient._submit_once",),
         why="add_job_flow_steps sends through the hook's client with botocore's retries on and cannot carry the "
             "key: its request (ExecutionRoleArn when given) and its HTTPStatusCode check are copied.",
         sha256="cc2df5b2b4f7d5542a3252a6d68a9afb3f41ff26d618b0cfea72b26d2fe6b818",
@@ -905,7 +905,7 @@ PINS: tuple[Pin, ...] = (
     Pin(
         target=f"{_AWS}.operators.emr:EmrAddStepsOperator._inject_openlineage_parent_job_information",
         kind=PRIVATE,
-        used_by=("durable_jobs.operators.aws_emr_steps:EmrAddStepsOperator.prepare_request",),
+        used_by=("durable_jobs.providers.amazon.aws.operators.emr:EmrAddStepsOperator.prepare_request",),
         why="Upstream's OpenLineage parent-job injection into Spark steps, called as upstream calls it.",
         sha256="7e763619bb83f150017984ad6007e7bf6fc70db3ecef46bad77daae277c9241b",
         pinned="apache-airflow-providers-amazon==9.39.0",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 with DAG(
     dag_id="docs_durable_off",

@@ -10,7 +10,7 @@ from airflow.sdk import DAG
 
 # [START import]
 # from airflow.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 # [END import]
 
 with DAG(

@@ -17,83 +17,66 @@ import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
+
+from durable_jobs import vendors
 
 #: The example DAGs, from the installed package (the repository's example_dags/ in a checkout).
 EXAMPLES = Path(str(importlib.resources.files("durable_jobs.example_dags")))
 OFFICIAL = Path(__file__).resolve().parent / "dags" / "aws_official_dags.py"
-#: (file, task id, attribute → fast value for the loopback run)
-EXAMPLE_TASKS = {
-    "batch": ("aws_batch", "nightly_batch", {"poll_interval": 0.2, "retry_delay": timedelta(0)}),
-    "glue": ("aws_glue", "nightly_glue", {"waiter_delay": 0.2, "job_poll_interval": 0.2,
-                                          "retry_delay": timedelta(0)}),
-    "emr-serverless": ("aws_emr_serverless", "nightly_spark", {"waiter_delay": 1, "retry_delay": timedelta(0)}),
-    "athena": ("aws_athena", "nightly_report", {"sleep_time": 0.2, "retry_delay": timedelta(0)}),
+
+
+def _rows() -> dict[str, tuple[vendors.Example, vendors.Calls]]:
+    """Every AWS operator of the registry with an example DAG, in registry order, by its demo label: the example's
+    name without ``aws_`` (``aws_emr_serverless.py`` plays ``emr-serverless``)."""
+    rows = {}
+    for service in vendors.family("aws").services:
+        for op in service.operators:
+            calls = service.calls_of(op)
+            if op.example is not None and calls is not None:
+                rows[op.example.dag.removeprefix("aws_").replace("_", "-")] = (op.example, calls)
+    return rows
+
+
+ROWS = _rows()
+#: label -> (example DAG, task id, attribute -> fast value for the loopback run)
+EXAMPLE_TASKS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    label: (example.dag, example.task, {**dict(example.fast), "retry_delay": timedelta(0)})
+    for label, (example, _) in ROWS.items()
 }
+#: label -> the calls that create its job (a lost reply is armed on each) and the call that polls it
+SUBMIT_OPS = {label: calls.submits for label, (_, calls) in ROWS.items()}
+POLL_OP = {label: calls.status for label, (_, calls) in ROWS.items()}
 SCENARIOS = {
     "happy": "the job runs to success on the deferrable path",
     "lost_reply": "the job is created but the reply to the submit call is lost (HTTP 500)",
     "poll_failure": "polling fails while the job runs (expired token); Airflow retries the task",
 }
-SUBMIT_OP = {"batch": "batch:SubmitJob", "glue": "glue:StartJobRun", "emr-serverless": "emr-serverless:StartJobRun",
-             "athena": "athena:StartQueryExecution"}
-POLL_OP = {"batch": "batch:DescribeJobs", "glue": "glue:GetJobRun", "emr-serverless": "emr-serverless:GetJobRun",
-           "athena": "athena:GetQueryExecution"}
-# AWS Step Functions
-EXAMPLE_TASKS["stepfunctions"] = ("aws_stepfunctions", "nightly_workflow",
-                                  {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["stepfunctions"] = "states:StartExecution"
-POLL_OP["stepfunctions"] = "states:DescribeExecution"
-# Amazon ECS
-EXAMPLE_TASKS["ecs"] = ("aws_ecs", "nightly_container", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["ecs"] = "ecs:RunTask"
-POLL_OP["ecs"] = "ecs:DescribeTasks"
-# Amazon EMR on EKS
-EXAMPLE_TASKS["emr-containers"] = ("aws_emr_containers", "nightly_spark_on_eks",
-                                   {"poll_interval": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["emr-containers"] = "emr-containers:StartJobRun"
-POLL_OP["emr-containers"] = "emr-containers:DescribeJobRun"
-# Amazon Redshift Data API
-EXAMPLE_TASKS["redshift-data"] = ("aws_redshift_data", "nightly_load",
-                                  {"poll_interval": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["redshift-data"] = "redshift-data:BatchExecuteStatement"
-POLL_OP["redshift-data"] = "redshift-data:DescribeStatement"
-# Amazon EMR steps (AddJobFlowSteps on the demo's long-running cluster)
-EXAMPLE_TASKS["emr-steps"] = ("aws_emr_steps", "nightly_report", {"waiter_delay": 0.2, "retry_delay": timedelta(0)})
-SUBMIT_OP["emr-steps"] = "elasticmapreduce:AddJobFlowSteps"
-POLL_OP["emr-steps"] = "elasticmapreduce:ListSteps"
-# Amazon SageMaker: training, processing and batch transform (one client, a job type each)
-for _service, _example, _task, _type in (("sagemaker", "aws_sagemaker", "nightly_training", "Training"),
-                                         ("sagemaker-processing", "aws_sagemaker_processing", "nightly_features",
-                                          "Processing"),
-                                         ("sagemaker-transform", "aws_sagemaker_transform", "nightly_scoring",
-                                          "Transform")):
-    EXAMPLE_TASKS[_service] = (_example, _task, {"check_interval": 0.2, "retry_delay": timedelta(0)})
-    SUBMIT_OP[_service] = f"sagemaker:Create{_type}Job"
-    POLL_OP[_service] = f"sagemaker:Describe{_type}Job"
 
 
 def _moto_available() -> bool:
     return importlib.util.find_spec("moto") is not None
 
 
-def _official_dag(service: str):
-    """The same task with the official operator (Batch, Glue: no idempotency token of their own)."""
-    from durable_jobs.demo import runner
-
+def _official_dag(runner, label: str):
+    """The same task with the official operator, where ``demo/dags/aws_official_dags.py`` has it as
+    ``<label>_dag`` (Batch, Glue: no idempotency token of their own); else None."""
     module = runner.load_module(OFFICIAL.stem, OFFICIAL.parent)
-    return {"batch": module.batch_dag, "glue": module.glue_dag}[service]
+    return getattr(module, f"{label.replace('-', '_')}_dag", None)
 
 
-def _arm(env, service: str, scenario: str) -> None:
+def _arm(env, label: str, scenario: str) -> None:
     env.reset()  # also drops the previous scenario's pending release
     os.environ["AIRFLOW_VAR_EMR_SERVERLESS_APPLICATION_ID"] = env.application_id
     os.environ["AIRFLOW_VAR_EMR_CONTAINERS_VIRTUAL_CLUSTER_ID"] = str(env.virtual_cluster_id)
+    example, calls = ROWS[label]
     if scenario == "lost_reply":
-        env.proxy.fault(SUBMIT_OP[service], mode="lose_reply", status=500)
+        for op in calls.submits:  # whichever the example's request makes (Redshift Data: a batch of statements)
+            env.proxy.fault(op, mode="lose_reply", status=500)
     elif scenario == "poll_failure":
-        skip = 2 if service == "batch" else 1  # Batch also describes the job for its links before polling
-        # An expired session token is an auth fault: the try fails at once and the retry reconnects.
-        env.proxy.fault(POLL_OP[service], status=400, code="ExpiredTokenException", skip=skip, count=1)
+        # An expired session token is an auth fault: the try fails at once and the retry reconnects. The status
+        # calls the operator makes before it waits go through (Batch also describes the job for its links).
+        env.proxy.fault(calls.status, status=400, code="ExpiredTokenException", skip=example.status_reads, count=1)
         env.hold_for(4.0)
 
 
@@ -116,7 +99,7 @@ def run_aws_demo(print_fn: Callable[[str], None] = print) -> list[dict]:
                  "into it (or call run_aws_demo before Airflow is imported).")
         return []
     from durable_jobs.demo import runner
-    from durable_jobs.emulators.aws_env import AwsTestEnv
+    from durable_jobs.testing.emulators.aws_env import AwsTestEnv
 
     rows: list[dict] = []
     with AwsTestEnv() as env:
@@ -125,8 +108,9 @@ def run_aws_demo(print_fn: Callable[[str], None] = print) -> list[dict]:
             for name, value in fast.items():
                 setattr(dag.task_dict[task_id], name, value)
             plays = [(scenario, "durable", dag) for scenario in SCENARIOS]
-            if service in ("batch", "glue"):
-                plays.insert(2, ("lost_reply", "official", _official_dag(service)))
+            official = _official_dag(runner, service)
+            if official is not None:
+                plays.insert(2, ("lost_reply", "official", official))
             for scenario, operator, target in plays:
                 print_fn(f"[{service}] {SCENARIOS[scenario]} — {operator} operator ...")
                 _arm(env, service, scenario)

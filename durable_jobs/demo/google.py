@@ -1,42 +1,18 @@
 """The Google Cloud section of ``durable-jobs demo``: one table per registered Google service.
 
-Each service's demo lives in its own module (``google_<service>.py``: its example DAG and the official
-operator's twin against its emulator on 127.0.0.1); this section runs those whose service is in the
-registry, in registry order, so a service shows up in the demo the moment it is registered.
+Each service's table is a play (``durable_jobs.demo.emulated.Play``) in the module the registry names
+(``Service.demo``: its example DAG and the official operator's twin against its emulator on 127.0.0.1); this
+section plays them in registry order, so a service shows up in the demo the moment it is registered with a play.
 """
 
 from __future__ import annotations
 
-import importlib
-
-#: Registry service key -> the demo module that plays it (one module may play several services).
-MODULES = {
-    "bigquery": "durable_jobs.demo.google_bigquery",
-    "dataproc_jobs": "durable_jobs.demo.google_dataproc",
-    "dataproc_batches": "durable_jobs.demo.google_dataproc",
-    "cloud_batch": "durable_jobs.demo.google_cloud_batch",
-    "cloud_run": "durable_jobs.demo.google_cloud_run",
-    "google_dataflow": "durable_jobs.demo.google_dataflow",
-}
-
-
-def modules() -> list[str]:
-    """The demo modules of the registered Google services, each once, in registry order."""
-    from durable_jobs import vendors
-
-    keys = [s.key for s in vendors.family("google").services]
-    missing = [k for k in keys if k not in MODULES]
-    if missing:
-        raise LookupError(f"no demo module for the Google service(s) {', '.join(missing)}: add them to MODULES")
-    return list(dict.fromkeys(MODULES[k] for k in keys))
+from durable_jobs.demo.emulated import family_section
 
 
 def section() -> list[dict]:
     """Prints each service's table; returns the rows where ours missed the expectation."""
-    wrong: list[dict] = []
-    for name in modules():
-        wrong += importlib.import_module(name).section()
-    return wrong
+    return family_section("google")
 
 
 if __name__ == "__main__":

@@ -56,17 +56,18 @@ SCENARIOS = [
 def prepare_airflow_home(home: Path | None = None) -> Path:
     """A throwaway AIRFLOW_HOME (SQLite), set before Airflow loads.
 
-    Its DAGs folder links the demo's DAGs and the example DAGs the AWS section runs.
+    Its DAGs folder links the demo's DAGs and the example DAGs the AWS section and the emulated sections
+    (Snowflake, Google) run.
     """
     if "airflow.configuration" in sys.modules:
         raise RuntimeError("the demo must configure Airflow before it is imported")
+    from durable_jobs.demo import emulated
     from durable_jobs.demo.aws import example_files
-    from durable_jobs.demo.snowflake import example_files as snowflake_files
 
     home = home or Path(tempfile.mkdtemp(prefix="durable-jobs-demo-"))
     dags = home / "dags"
     dags.mkdir(exist_ok=True)
-    for source in [*sorted(DAGS_FOLDER.glob("[!_]*.py")), *example_files(), *snowflake_files()]:
+    for source in dict.fromkeys([*sorted(DAGS_FOLDER.glob("[!_]*.py")), *example_files(), *emulated.example_files()]):
         (dags / source.name).symlink_to(source)
     os.environ.update(
         AIRFLOW_HOME=str(home),
@@ -113,7 +114,7 @@ def run_demo(print_fn: Callable[[str], None] = print) -> list[dict]:
     """Play every scenario with both operators; return one row per (scenario, operator)."""
     prepare_airflow_home()
     from durable_jobs.demo import runner
-    from durable_jobs.emulators.databricks import DatabricksEmulator
+    from durable_jobs.testing.emulators.databricks import DatabricksEmulator
 
     module = runner.load_module("demo_dags", DAGS_FOLDER)
     rows: list[dict] = []
@@ -151,13 +152,13 @@ def render(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
     import importlib
 
     from durable_jobs import vendors
+    from durable_jobs.cli import command_parser
 
     sections = {f.key: f.demo for f in vendors.families(supported=True) if f.demo}
-    parser = argparse.ArgumentParser(prog="durable-jobs demo", description=__doc__.splitlines()[0])
+    parser = command_parser("durable-jobs demo", __doc__)
     parser.add_argument("--only", choices=sorted(sections), help="run one vendor family's section only")
     args = parser.parse_args(argv)
     wrong: list[dict] = []

@@ -144,7 +144,7 @@ _RULES = [
          "Hand-written task submits an external job with retries and no checkpoint",
          "A crash or failure after the submit call makes the retry submit the job again: a "
          "duplicate run, double cost, double writes.",
-         "a durable operator (durable_jobs.operators.*) or a ResumableJobMixin operator"),
+         "a durable operator (durable_jobs.providers.*) or a ResumableJobMixin operator"),
     Rule("DJ102", "submit-job-may-return-none", W, 10,
          "ResumableJobMixin.submit_job() can return None",
          "A None id is not checkpointed: crash safety silently switches off and every retry "

@@ -9,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from durable_jobs.cli import command_parser
 from durable_jobs.lint.baseline import Baseline, BaselineError
 from durable_jobs.lint.catalog import RULES
 from durable_jobs.lint.engine import LintOptions, lint_paths
@@ -21,11 +22,8 @@ FAIL_ON = ("info", "warning", "error", "never")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="durable-jobs lint",
-        description="Report Airflow DAG anti-patterns that AIP-103 primitives fix. DAG files "
-                    "are parsed, never imported.",
-    )
+    parser = command_parser("durable-jobs lint", "Report Airflow DAG anti-patterns that AIP-103 primitives fix. "
+                                                 "DAG files are parsed, never imported.")
     parser.add_argument("paths", nargs="*", type=Path, help="DAG files or directories")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument("--fail-on", choices=FAIL_ON, default="warning",

@@ -9,22 +9,11 @@ from __future__ import annotations
 
 import ast
 
-VENDOR_PREFIXES = (
-    "airflow.providers.databricks",
-    "airflow.providers.amazon",
-    "airflow.providers.google",
-    "airflow.providers.snowflake",
-    "airflow.providers.apache.livy",
-    "airflow.providers.apache.spark",
-    "airflow.providers.dbt",
-    "airflow.providers.microsoft.azure",
-    "durable_jobs",
-    "boto3",
-    "botocore",
-    "databricks",
-    "google.cloud",
-    "snowflake",
-)
+from durable_jobs import vendors as registry
+
+#: Imports that make a file talk to a job system: each family's provider and SDKs (the registry's
+#: ``Family.modules``), and our own package.
+VENDOR_PREFIXES = ("durable_jobs", *(prefix for family in registry.FAMILIES for prefix in family.modules))
 
 
 class ImportMap:

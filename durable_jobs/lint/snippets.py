@@ -265,7 +265,7 @@ AFTER: dict[str, str] = {
         # keep durable=False for tests, or where the vendor deduplicates submissions itself
     '''),
     "DJ101": _s('''
-        from durable_jobs.operators.aws import GlueJobOperator   # drop-in, durable by default
+        from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator   # drop-in, durable by default
 
         run_glue_job = GlueJobOperator(task_id="run_glue_job", job_name="nightly", retries=3)
         # or a ResumableJobMixin operator: class MyGlueOperator(ResumableJobMixin, BaseOperator)
@@ -299,7 +299,7 @@ AFTER_PRE33: dict[str, str] = {
         # below Airflow 3.3 durable= has no effect; revisit the flag after upgrading
     '''),
     "DJ101": _s('''
-        from durable_jobs.operators.aws import GlueJobOperator   # drop-in operator
+        from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator   # drop-in operator
 
         run_glue_job = GlueJobOperator(task_id="run_glue_job", job_name="nightly", retries=3)
         # crash safety for the submit needs Airflow 3.3+ (AIP-103)

@@ -71,7 +71,7 @@ def _reuse_in_process_execution_api() -> None:
         supervisor.in_process_api_server = functools.lru_cache(maxsize=1)(factory)
 
 
-# The emulator fixtures come from durable_jobs.emulators.pytest_plugin: pytest.ini loads it with
+# The emulator fixtures come from durable_jobs.testing.pytest_plugin: pytest.ini loads it with
 # `-p` in the compat run; the main suite's rootdir conftest lists it in pytest_plugins.
 
 

@@ -1,5 +1,5 @@
 """The AWS operators' submit/poll/result cycle through Airflow itself (dag.test) against moto behind our
-fault proxy (durable_jobs.emulators.aws_env), with the amazon provider and boto stack pinned for 3.3."""
+fault proxy (durable_jobs.testing.emulators.aws_env), with the amazon provider and boto stack pinned for 3.3."""
 
 from __future__ import annotations
 
@@ -150,7 +150,9 @@ def test_amazon_provider_and_boto_stack_are_the_3_3_pins():
 
 SCRIPT = r'''
 import json, sys, warnings
-from durable_jobs.operators.aws import BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
+from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator
 with warnings.catch_warnings(record=True) as caught:  # after the import: Airflow routes warnings to logging
     warnings.simplefilter("always")
     make = {

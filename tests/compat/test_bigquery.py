@@ -18,7 +18,7 @@ from compat_support import DEFERRALS, run_dag, xcom  # noqa: E402
 
 @pytest.fixture
 def bigquery_emulator(monkeypatch):
-    from durable_jobs.emulators.bigquery import BigQueryEmulator
+    from durable_jobs.testing.emulators.bigquery import BigQueryEmulator
 
     emulator = BigQueryEmulator().start()
     try:

@@ -1,4 +1,4 @@
-"""Airflow 2 has no Task SDK to ask for a task's state on kill: durable_jobs.cancel reads the metadata DB."""
+"""Airflow 2 has no Task SDK to ask for a task's state on kill: durable_jobs.core.cancel reads the metadata DB."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import compat_dags
 import pytest
 from compat_support import run_dag
 
-from durable_jobs.cancel import decide_cancel, ti_state
+from durable_jobs.core.cancel import decide_cancel, ti_state
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("airflow.sdk") is not None, reason="Airflow 3 asks the Task SDK (tests/unit)"

@@ -13,7 +13,7 @@ from compat_support import DEFERRALS, run_dag  # noqa: E402
 
 @pytest.fixture
 def cloud_batch_emulator(monkeypatch):
-    from durable_jobs.emulators.cloud_batch import CloudBatchEmulator
+    from durable_jobs.testing.emulators.cloud_batch import CloudBatchEmulator
 
     emulator = CloudBatchEmulator(run_seconds=3.0).start()  # still running when a deferrable task defers
     try:

@@ -14,7 +14,7 @@ from compat_support import DEFERRALS, run_dag  # noqa: E402
 
 @pytest.fixture
 def cloud_run_emulator(monkeypatch):
-    from durable_jobs.emulators.cloud_run import CloudRunEmulator
+    from durable_jobs.testing.emulators.cloud_run import CloudRunEmulator
 
     emulator = CloudRunEmulator(run_seconds=3.0).start()  # still running when a deferrable task defers
     try:

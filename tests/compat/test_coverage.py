@@ -8,15 +8,18 @@ import pkgutil
 import compat_dags
 import pytest
 
-import durable_jobs.operators as operators_pkg
-from durable_jobs.operators.base import DurableJobMixin
+import durable_jobs.providers as providers_pkg
+from durable_jobs.core.mixin import DurableJobMixin
 
 
 def _operator_modules() -> tuple[list[type], list[str]]:
     """(durable operator classes, modules skipped because their vendor's provider is not installed)."""
     classes, skipped = [], []
-    for info in pkgutil.walk_packages(operators_pkg.__path__, prefix=f"{operators_pkg.__name__}."):
-        name = info.name  # subpackages included (durable_jobs.operators.google.bigquery)
+    for info in pkgutil.walk_packages(providers_pkg.__path__, prefix=f"{providers_pkg.__name__}.",
+                                      onerror=lambda name: None):
+        name = info.name  # durable_jobs.providers.google.cloud.operators.bigquery
+        if info.ispkg or ".operators." not in name:
+            continue
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as err:

@@ -14,7 +14,7 @@ from compat_support import DEFERRALS, run_dag, xcom  # noqa: E402
 
 @pytest.fixture
 def dataproc_emulator(monkeypatch):
-    from durable_jobs.emulators.dataproc import DataprocEmulator
+    from durable_jobs.testing.emulators.dataproc import DataprocEmulator
 
     emulator = DataprocEmulator(run_seconds=3.0).start()  # still running when a deferrable task defers
     try:

@@ -14,7 +14,10 @@ from durable_jobs.shims import has_state_store
 
 SCRIPT = r'''
 import json, sys, warnings
-from durable_jobs.operators.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import (
+    DatabricksRunNowOperator,
+    DatabricksSubmitRunOperator,
+)
 # Record after the import: importing Airflow routes warnings to logging (captureWarnings).
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

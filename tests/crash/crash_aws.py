@@ -7,32 +7,27 @@ hold armed by one cell never parks another cell's request and each cell's jobs a
 proxy's ledger (what moto answered to the submit call), cross-checked against moto's own listing of
 the cell's jobs (Batch: the job name; Athena: the query text, which names the cell).
 
-A service is data (:class:`AwsService`): its submit, status and cancel operations, its active states,
-the operator's state-store keys, how moto lists one cell's jobs and how its status reply reads with a
-state no table lists. The crash matrix vendor key is the registry's ``Operator.crash`` ("batch",
-"glue", "emr_serverless", "athena").
+A service is data (:class:`AwsService`), built from the registry for every AWS operator with crash rows
+(``Operator.crash``, the crash matrix's vendor key: "batch", "glue", "sagemaker_processing", ...): its submit,
+status and cancel operations and where its status reply holds the state (``Calls``), its active states (its
+client's state table), the operator's state-store keys (its ``external_id_key``). What is this suite's own is
+how moto lists one cell's jobs (``LISTERS``, by service key).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from durable_jobs.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, ROLE_ARN, AwsTestEnv
-from durable_jobs.emulators.aws_proxy import AwsFaultProxy, Fault, Hold
-from durable_jobs.hooks.aws_athena import ATHENA_STATES
-from durable_jobs.hooks.aws_base import KEY_TAG
-from durable_jobs.hooks.aws_batch import BATCH_STATES
-from durable_jobs.hooks.aws_ecs import ECS_STATES
-from durable_jobs.hooks.aws_emr_containers import EMR_CONTAINERS_STATES
-from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
-from durable_jobs.hooks.aws_glue import GLUE_STATES
-from durable_jobs.hooks.aws_glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
-from durable_jobs.hooks.aws_redshift_data import REDSHIFT_DATA_STATES
-from durable_jobs.hooks.aws_sagemaker import SAGEMAKER_STATES
-from durable_jobs.hooks.aws_stepfunctions import STEP_FUNCTIONS_STATES
+from durable_jobs import vendors
+from durable_jobs.providers.amazon.aws.clients.base import KEY_TAG
+from durable_jobs.providers.amazon.aws.clients.emr_steps import key_of_name, user_name
+from durable_jobs.providers.amazon.aws.clients.glue import KEY_ARGUMENT as GLUE_KEY_ARGUMENT
+from durable_jobs.testing.emulators.aws_env import CONN_ENV, CONSISTENCY_ENV, JOB_QUEUE, REGION, ROLE_ARN, AwsTestEnv
+from durable_jobs.testing.emulators.aws_proxy import AwsFaultProxy, Fault, Hold, state_rewrite
 
 #: What the Airflow processes read the shared EMR Serverless application's id from (crash_dags.py).
 EMR_APPLICATION_ENV = "DJ_CRASH_EMR_APPLICATION"
@@ -92,41 +87,6 @@ def _emr_serverless_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
     return [{"id": r["id"], "status": r["state"], "token": tokens.get(r["id"])} for r in runs]
 
 
-def _batch_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    for job in body.get("jobs", []):
-        job["status"] = UNKNOWN_STATE
-    return body
-
-
-def _glue_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body.get("JobRun", {})["JobRunState"] = UNKNOWN_STATE
-    return body
-
-
-def _emr_serverless_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body.get("jobRun", {})["state"] = UNKNOWN_STATE
-    return body
-
-
-def _athena_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body.get("QueryExecution", {}).setdefault("Status", {})["State"] = UNKNOWN_STATE
-    return body
-
-
-SERVICES: dict[str, AwsService] = {s.key: s for s in [
-    AwsService("batch", "AWS Batch", "batch:SubmitJob", "batch:DescribeJobs", ("batch:TerminateJob", "batch:CancelJob"),
-               BATCH_STATES.active, "batch_job_id", _batch_jobs, _batch_unknown),
-    AwsService("glue", "AWS Glue", "glue:StartJobRun", "glue:GetJobRun", ("glue:BatchStopJobRun",),
-               GLUE_STATES.active, "glue_job_run_id", _glue_runs, _glue_unknown),
-    AwsService("emr_serverless", "Amazon EMR Serverless", "emr-serverless:StartJobRun", "emr-serverless:GetJobRun",
-               ("emr-serverless:CancelJobRun",), EMR_SERVERLESS_STATES.active, "emr_serverless_job_run_id",
-               _emr_serverless_runs, _emr_serverless_unknown),
-    AwsService("athena", "Amazon Athena", "athena:StartQueryExecution", "athena:GetQueryExecution",
-               ("athena:StopQueryExecution",), ATHENA_STATES.active, "athena_query_execution_id", _athena_queries,
-               _athena_unknown),
-]}
-
-
 def _sfn_executions(vendor: AwsVendor) -> list[dict[str, Any]]:
     # One state machine for every cell: a cell's executions are the ones whose input names it.
     sfn = vendor.env.client("stepfunctions", direct=True)
@@ -135,36 +95,14 @@ def _sfn_executions(vendor: AwsVendor) -> list[dict[str, Any]]:
             for d in described if vendor.job_name in (d.get("input") or "")]
 
 
-def _sfn_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body["status"] = UNKNOWN_STATE
-    return body
-
-
-SERVICES["stepfunctions"] = AwsService(
-    "stepfunctions", "AWS Step Functions", "states:StartExecution", "states:DescribeExecution",
-    ("states:StopExecution",), STEP_FUNCTIONS_STATES.active, "step_function_execution_arn", _sfn_executions,
-    _sfn_unknown)
-
-
 def _ecs_tasks(vendor: AwsVendor) -> list[dict[str, Any]]:
     # One cluster for every cell: a cell's tasks are the ones whose group is its DAG id; the token is the
     # clientToken this cell's proxy saw (DescribeTasks does not return it).
-    from durable_jobs.emulators.aws_env import ECS_CLUSTER
+    from durable_jobs.testing.emulators.aws_env import ECS_CLUSTER
 
     tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
     return [{"id": t["taskArn"], "status": t["lastStatus"], "token": tokens.get(t["taskArn"])}
             for t in vendor.env.ecs_tasks() if t.get("group") == vendor.job_name and ECS_CLUSTER in t["clusterArn"]]
-
-
-def _ecs_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    for task in body.get("tasks", []):
-        task["lastStatus"] = UNKNOWN_STATE
-    return body
-
-
-SERVICES["ecs"] = AwsService(
-    "ecs", "Amazon ECS", "ecs:RunTask", "ecs:DescribeTasks", ("ecs:StopTask",), ECS_STATES.active, "ecs_task_arn",
-    _ecs_tasks, _ecs_unknown)
 
 
 def _redshift_data_statements(vendor: AwsVendor) -> list[dict[str, Any]]:
@@ -173,7 +111,7 @@ def _redshift_data_statements(vendor: AwsVendor) -> list[dict[str, Any]]:
     # asked); the token is the ClientToken this cell's proxy saw.
     from moto.redshiftdata.models import redshiftdata_backends
 
-    from durable_jobs.emulators.aws_env import ACCOUNT
+    from durable_jobs.testing.emulators.aws_env import ACCOUNT
 
     tokens = {e["id"]: e.get("token") for e in vendor.proxy.jobs_created(vendor.service.submit)}
     statements = [s for s in list(redshiftdata_backends[ACCOUNT][REGION].statements.values())
@@ -181,17 +119,6 @@ def _redshift_data_statements(vendor: AwsVendor) -> list[dict[str, Any]]:
     rsd = vendor.env.client("redshift-data", direct=True)
     return [{"id": s.id, "status": rsd.describe_statement(Id=s.id)["Status"], "token": tokens.get(s.id)}
             for s in sorted(statements, key=lambda s: s.created_at)]
-
-
-def _redshift_data_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body["Status"] = UNKNOWN_STATE
-    return body
-
-
-SERVICES["redshift_data"] = AwsService(
-    "redshift_data", "Amazon Redshift Data API", "redshift-data:ExecuteStatement", "redshift-data:DescribeStatement",
-    ("redshift-data:CancelStatement",), REDSHIFT_DATA_STATES.active, "redshift_statement_id",
-    _redshift_data_statements, _redshift_data_unknown)
 
 
 def _emr_containers_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
@@ -203,56 +130,74 @@ def _emr_containers_runs(vendor: AwsVendor) -> list[dict[str, Any]]:
     return [{"id": r["id"], "status": r["state"], "token": r.get("clientToken")} for r in runs]
 
 
-def _emr_containers_unknown(body: dict[str, Any]) -> dict[str, Any]:
-    body.get("jobRun", {})["state"] = UNKNOWN_STATE
-    return body
-
-
-SERVICES["emr_containers"] = AwsService(
-    "emr_containers", "Amazon EMR on EKS", "emr-containers:StartJobRun", "emr-containers:DescribeJobRun",
-    ("emr-containers:CancelJobRun",), EMR_CONTAINERS_STATES.active, "emr_containers_job_id", _emr_containers_runs,
-    _emr_containers_unknown)
 #: What the Airflow processes read the shared EMR on EKS virtual cluster's id from (crash_dags.py).
 EMR_VIRTUAL_CLUSTER_ENV = "DJ_CRASH_EMR_VIRTUAL_CLUSTER"
 
 
-def _sagemaker_lister(job_type: str) -> Callable[[AwsVendor], list[dict[str, Any]]]:
-    """One cell's SageMaker jobs of ``job_type`` (Training, Processing, Transform), oldest first."""
-    store, name_attr = f"{job_type.lower()}_jobs", f"{job_type.lower()}_job_name"
-
-    def jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
-        # One moto for every cell: a cell's jobs carry a "cell" tag naming its DAG (the job name is the cell's
-        # for the official operator, <cell name>-<key> for ours); Describe<Type>Job reads each.
-        from moto.sagemaker.models import sagemaker_backends
-
-        from durable_jobs.emulators.aws_env import ACCOUNT
-
-        found = [j for j in list(getattr(sagemaker_backends[ACCOUNT][REGION], store).values())
-                 if {"Key": "cell", "Value": vendor.job_name} in (j.tags or [])]
-        sm = vendor.env.client("sagemaker", direct=True)
-        describe = getattr(sm, f"describe_{job_type.lower()}_job")
-        names = [getattr(j, name_attr) for j in sorted(found, key=lambda j: j.creation_time)]
-        return [{"id": n, "token": n, "status": describe(**{f"{job_type}JobName": n})[f"{job_type}JobStatus"]}
-                for n in names]
-    return jobs
+def job_type(submit: str) -> str:
+    """The kind of job a ``<service>:Create<Type>Job`` call makes (SageMaker: Training, Processing, Transform)."""
+    return submit.partition(":Create")[2].removesuffix("Job")
 
 
-def _sagemaker_unknown(job_type: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def rewrite(body: dict[str, Any]) -> dict[str, Any]:
-        body[f"{job_type}JobStatus"] = UNKNOWN_STATE
-        return body
-    return rewrite
+def _sagemaker_jobs(vendor: AwsVendor) -> list[dict[str, Any]]:
+    """One cell's SageMaker jobs of its operator's job type (Training, Processing, Transform), oldest first."""
+    # One moto for every cell: a cell's jobs carry a "cell" tag naming its DAG (the job name is the cell's for the
+    # official operator, <cell name>-<key> for ours); Describe<Type>Job reads each.
+    from moto.sagemaker.models import sagemaker_backends
+
+    from durable_jobs.testing.emulators.aws_env import ACCOUNT
+
+    kind = job_type(vendor.service.submit)
+    store, name_attr = f"{kind.lower()}_jobs", f"{kind.lower()}_job_name"
+    found = [j for j in list(getattr(sagemaker_backends[ACCOUNT][REGION], store).values())
+             if {"Key": "cell", "Value": vendor.job_name} in (j.tags or [])]
+    sm = vendor.env.client("sagemaker", direct=True)
+    describe = getattr(sm, f"describe_{kind.lower()}_job")
+    names = [getattr(j, name_attr) for j in sorted(found, key=lambda j: j.creation_time)]
+    return [{"id": n, "token": n, "status": describe(**{f"{kind}JobName": n})[f"{kind}JobStatus"]} for n in names]
 
 
-#: The crash vendor key of each SageMaker job type (the registry's ``Operator.crash``): training keeps the
-#: plain key its rows were first recorded under.
-SAGEMAKER_KEYS = {"Training": "sagemaker", "Processing": "sagemaker_processing", "Transform": "sagemaker_transform"}
-for _type, _key in SAGEMAKER_KEYS.items():
-    SERVICES[_key] = AwsService(
-        _key, "Amazon SageMaker" + ("" if _type == "Training" else f" ({_type.lower()})"),
-        f"sagemaker:Create{_type}Job", f"sagemaker:Describe{_type}Job", (f"sagemaker:Stop{_type}Job",),
-        SAGEMAKER_STATES.active, f"sagemaker_{_type.lower()}_job_name", _sagemaker_lister(_type),
-        _sagemaker_unknown(_type))
+def _emr_steps(vendor: AwsVendor) -> list[dict[str, Any]]:
+    # One cluster for every cell: a cell's steps are the ones whose name (less our key suffix) is its DAG id; the
+    # token is the key in the name (None for the official operator's, which carry none).
+    emr = vendor.env.client("emr", direct=True)
+    pages = emr.get_paginator("list_steps").paginate(ClusterId=vendor.env.emr_cluster_id)
+    steps = [s for page in pages for s in page["Steps"] if user_name(s.get("Name", "")) == vendor.job_name]
+    steps.sort(key=lambda s: s["Status"]["Timeline"]["CreationDateTime"])
+    return [{"id": s["Id"], "status": s["Status"]["State"], "token": (key_of_name(s["Name"]) or (None,))[0]}
+            for s in steps]
+
+
+#: How moto lists one cell's jobs, by the registry's service key: what this suite must add for an AWS service.
+LISTERS: dict[str, Callable[[AwsVendor], list[dict[str, Any]]]] = {
+    "batch": _batch_jobs, "glue": _glue_runs, "emr_serverless": _emr_serverless_runs, "athena": _athena_queries,
+    "stepfunctions": _sfn_executions, "ecs": _ecs_tasks, "redshift_data": _redshift_data_statements,
+    "emr_containers": _emr_containers_runs, "emr_steps": _emr_steps, "sagemaker": _sagemaker_jobs,
+}
+
+
+def _load(classpath: str) -> Any:
+    module, _, name = classpath.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def _aws_service(service: vendors.Service, op: vendors.Operator) -> AwsService:
+    """The crash suite's view of one AWS operator, from the registry."""
+    calls = service.calls_of(op)
+    if calls is None or op.crash is None:
+        raise LookupError(f"the registry names no calls or crash key for {op.name}")
+    # an operator with calls of its own is named after the job its submit makes: "Amazon SageMaker (processing)"
+    name = service.name if op.calls is None else f"{service.name} ({job_type(calls.submit).lower()})"
+    return AwsService(op.crash, name, calls.submit, calls.status, calls.cancel, _load(service.client).states.active,
+                      _load(op.classpath).external_id_key, LISTERS[service.key],
+                      state_rewrite(calls.state_field, UNKNOWN_STATE))
+
+
+#: Every AWS operator with crash rows, by its crash key (the registry's ``Operator.crash``).
+SERVICES: dict[str, AwsService] = {op.crash: _aws_service(service, op) for service in vendors.family("aws").services
+                                   for op in service.operators if op.crash}
+#: The crash key of each SageMaker job type (training keeps the plain key its rows were first recorded under).
+SAGEMAKER_KEYS = {job_type(s.submit): key for key, s in SERVICES.items() if s.submit.startswith("sagemaker:")}
 #: The model every transform cell names: created once per fleet, since both operators describe it when the
 #: job has ended (upstream's ``serialize_result``), and a transform job of a missing model fails the task. Its
 #: input is the loopback AWS's own (``aws_env.SAGEMAKER_DATA_BUCKET``, ``batch/``).

@@ -1,9 +1,9 @@
 """The crash rows every AWS service gets: W2, W5, SIGTERM and MARK-FAILED, sync and deferrable.
 
-``aws_rows(key, label)`` builds them for one service of ``crash_aws.SERVICES``; AWS Glue and EMR
-Serverless use it here. A new AWS service needs its ``AwsService`` entry, its task in
-dags/crash_dags.py, how to find its job object in moto (``_moto_job``) and, for W5 deferrable, an
-operation its ``execute_complete`` reads (``COMPLETE_READS``).
+``aws_rows(key, label)`` builds them for one service of ``crash_aws.SERVICES`` (the registry's AWS operators
+with crash rows); AWS Glue and EMR Serverless use it here. A new AWS service needs, besides its registry entry,
+how moto lists its jobs (``crash_aws.LISTERS``), its task in dags/crash_dags.py, how to find its job object in
+moto (``_moto_job``) and, for W5 deferrable, an operation its ``execute_complete`` reads (``COMPLETE_READS``).
 
 moto's state manager is process-wide, so an AWS cell cannot stop the clock for everyone as a Databricks
 cell does (``freeze`` is for exclusive cells). Instead a cell *pins its own job*: moto runs in this
@@ -19,27 +19,23 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from crash_aws import SAGEMAKER_KEYS, SERVICES
+from crash_aws import SAGEMAKER_KEYS, SERVICES, _load
 from crash_scenarios import AwsCellRun, Scenario, aws_w2
 from crash_stack import StackError
 
-from durable_jobs.emulators.aws_env import ACCOUNT, REGION
-from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES
-from durable_jobs.hooks.aws_glue import GLUE_STATES
-from durable_jobs.hooks.aws_stepfunctions import STEP_FUNCTIONS_STATES
+from durable_jobs import vendors
+from durable_jobs.testing.emulators.aws_env import ACCOUNT, REGION
 
-#: each service's succeeded states (its client's state table)
-SUCCEEDED = {"glue": GLUE_STATES.succeeded, "emr_serverless": EMR_SERVERLESS_STATES.succeeded}
+#: each crash key's succeeded states (its client's state table in the registry)
+SUCCEEDED = {key: _load(vendors.crash_vendor(key)[0].client).states.succeeded for key in SERVICES}
+# Amazon ECS (tests/crash/crash_ecs_rows.py): a stopped task succeeded when its containers exited 0
+SUCCEEDED["ecs"] = frozenset({"STOPPED"})
 #: W5 deferrable: the read ``dags/crash_dags.AwsReadsOnComplete`` makes inside ``execute_complete``
 COMPLETE_READS = {"glue": "glue:GetJob", "emr_serverless": "emr-serverless:GetApplication"}
 # AWS Step Functions (tests/crash/crash_sfn_rows.py): the read dags/crash_dags.SfnReadsAfterStart makes
-SUCCEEDED["stepfunctions"] = STEP_FUNCTIONS_STATES.succeeded
 COMPLETE_READS["stepfunctions"] = "states:DescribeStateMachine"
-# Amazon ECS (tests/crash/crash_ecs_rows.py): a stopped task succeeded when its containers exited 0
-SUCCEEDED["ecs"] = frozenset({"STOPPED"})
 COMPLETE_READS["ecs"] = "ecs:DescribeClusters"
 # Amazon EMR on EKS (tests/crash/crash_emr_containers_rows.py)
-SUCCEEDED["emr_containers"] = frozenset({"COMPLETED"})
 COMPLETE_READS["emr_containers"] = "emr-containers:DescribeVirtualCluster"
 
 
@@ -216,9 +212,7 @@ def aws_mark_failed_sync(run: AwsCellRun) -> None:
     _wait_sync_polling(run)
     run.proof(f"vendor: job {_active(run, job)}")
     procs = run.task_procs()
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while running")
+    run.mark_failed("running")
     run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
     _unpin(job)
 
@@ -227,15 +221,9 @@ def aws_mark_failed_deferred(run: AwsCellRun) -> None:
     """The user marks the task failed while it is deferred (the job pinned: running)."""
     job = _pinned_job(run)
     ti = _wait_trigger_polling(run)
-    home = ti["trigger"]["triggerer_id"]
     run.proof(f"vendor: job {_active(run, job)}")
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while deferred")
-    events = run.wait_trigger_ended(home)
-    if not any("invoking on_kill" in e for e in events):
-        raise StackError("the triggerer ended the trigger without calling on_kill")
-    run.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
+    run.mark_failed("deferred")
+    run.wait_kill_handled(ti["trigger"]["triggerer_id"])
     _unpin(job)
 
 

@@ -22,7 +22,7 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
 )
 from crash_tenant import ProjectTenant, google_conn_env, project_of
 
-from durable_jobs.emulators.bigquery import HOST_ENV, BigQueryEmulator
+from durable_jobs.testing.emulators.bigquery import HOST_ENV, BigQueryEmulator
 
 SUBMIT = "jobs/insert"
 GET = "jobs/get"
@@ -91,6 +91,9 @@ class BigQueryCellRun(CellRun):
     def wait_polling(self, calls: int = 3) -> None:
         self.wait(f"{calls} status calls (the task polling)", lambda: self._gets() >= calls)
         self.proof(f"task polling (jobs.get x{self._gets()})")
+
+    def cancel_times(self) -> list[float]:
+        return [c["ts"] for c in self.emu.ledger()["cancel_calls"]]
 
     def collect(self) -> None:
         ledger = self.emu.ledger()

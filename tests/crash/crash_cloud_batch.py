@@ -26,7 +26,7 @@ from crash_dataproc import (
 from crash_scenarios import Scenario
 from crash_tenant import google_conn_env, project_of
 
-from durable_jobs.emulators.cloud_batch import ROUTE_ENV, CloudBatchEmulator
+from durable_jobs.testing.emulators.cloud_batch import ROUTE_ENV, CloudBatchEmulator
 
 VENDOR = "cloud_batch"
 

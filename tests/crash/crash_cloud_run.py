@@ -30,7 +30,7 @@ from crash_dataproc import (
 from crash_scenarios import Scenario, StackError
 from crash_tenant import google_conn_env, project_of
 
-from durable_jobs.emulators.cloud_run import REGION, ROUTE_ENV, CloudRunEmulator
+from durable_jobs.testing.emulators.cloud_run import REGION, ROUTE_ENV, CloudRunEmulator
 
 VENDOR = "cloud_run"
 #: The Cloud Run job every cell executes (in the cell's own project).

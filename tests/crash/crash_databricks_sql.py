@@ -49,6 +49,9 @@ class DatabricksSqlCellRun(CellRun):
     def vendor_jobs(self) -> list[str]:
         return [s["state"] for s in self.ledger()["statements"].values()]
 
+    def cancel_times(self) -> list[float]:
+        return [c["ts"] for c in self.ledger()["statement_cancels"]]
+
     def collect(self) -> None:
         ledger = self.ledger()
         self.outcome.submit_calls = ledger["calls"].get(SUBMIT, 0)
@@ -147,9 +150,7 @@ def mark_failed_sync(run: DatabricksSqlCellRun) -> None:
     run.trigger()
     run.wait_polling()
     procs = run.task_procs()
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while running")
+    run.mark_failed("running")
     run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
     run.thaw()
 

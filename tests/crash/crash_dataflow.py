@@ -27,7 +27,7 @@ from crash_scenarios import (
 )
 from crash_tenant import ProjectTenant, google_conn_env, project_of
 
-from durable_jobs.emulators.dataflow import GRPC_ROUTE_ENV, ROUTE_ENV, DataflowEmulator
+from durable_jobs.testing.emulators.dataflow import GRPC_ROUTE_ENV, ROUTE_ENV, DataflowEmulator
 
 GET = "jobs/get"
 RAW_KEY = "dataflow_job_id"
@@ -118,6 +118,10 @@ class DataflowCellRun(CellRun):
     def wait_polling(self, calls: int = 3) -> None:
         self.wait(f"{calls} status calls (the task polling)", lambda: self.emu.calls(GET) >= calls)
         self.proof(f"task polling (jobs.get x{self.emu.calls(GET)})")
+
+    def cancel_times(self) -> list[float]:
+        """The first stop request of each job (``jobs.update`` with a ``requestedState``)."""
+        return [j["requested_ts"] for j in self.emu.ledger()["jobs"].values() if j["requested_ts"] is not None]
 
     def collect(self) -> None:
         ledger = self.emu.ledger()

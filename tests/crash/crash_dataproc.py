@@ -21,7 +21,7 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
 )
 from crash_tenant import google_conn_env, project_of
 
-from durable_jobs.emulators.dataproc import REGION, ROUTE_ENV, DataprocEmulator
+from durable_jobs.testing.emulators.dataproc import REGION, ROUTE_ENV, DataprocEmulator
 
 VENDOR = "dataproc_jobs"
 BATCHES = "dataproc_batches"
@@ -125,6 +125,10 @@ class DataprocCellRun(CellRun):
     def wait_polling(self, calls: int = 2) -> None:
         self.wait(f"{calls} status calls (the task polling)", lambda: self.emu.gets() >= calls)
         self.proof(f"task polling (GetJob x{self.emu.gets()})")
+
+    def cancel_times(self) -> list[float]:
+        """CancelJob, CancelOperation (batches) and the subclasses' CancelJob (Batch), CancelExecution (Cloud Run)."""
+        return [e["ts"] for e in self.emu.ledger() if e["op"].startswith("Cancel")]
 
     def collect(self) -> None:
         ledger = self.emu.ledger()

@@ -61,7 +61,7 @@ def preimports(cells: list[Cell]) -> list[str]:
     """
     from durable_jobs.vendors import crash_vendor
 
-    names = {"durable_jobs.triggers.job"}
+    names = {"durable_jobs.core.trigger"}
     for vendor in sorted({c.scenario.vendor for c in cells}):
         try:
             service, op = crash_vendor(vendor)

@@ -66,9 +66,7 @@ def mark_failed_sync_polled(run: CellRun) -> None:
     run.trigger()
     _polling(run)
     procs = run.task_procs()
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while running")
+    run.mark_failed("running")
     run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
     run.thaw()
 

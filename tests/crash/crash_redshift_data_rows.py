@@ -11,12 +11,9 @@ fresh ``ClientToken`` per try, so its W2 rows show the second statement.
 
 from __future__ import annotations
 
-from crash_aws_rows import COMPLETE_READS, SUCCEEDED, aws_rows
+from crash_aws_rows import COMPLETE_READS, aws_rows
 from crash_scenarios import Scenario
 
-from durable_jobs.hooks.aws_redshift_data import REDSHIFT_DATA_STATES
-
-SUCCEEDED["redshift_data"] = REDSHIFT_DATA_STATES.succeeded
 COMPLETE_READS["redshift_data"] = "redshift-data:GetStatementResult"
 
 REDSHIFT_DATA_SCENARIOS: list[Scenario] = aws_rows("redshift_data", "REDSHIFT-DATA")

@@ -9,7 +9,9 @@ proxy, a process's kernel wait channel. No sleeps stand in for synchronisation; 
 wait is the SIGTERM grace period, which is what a kubelet gives an evicted pod.
 
 Each cell records, from the vendor's side: runs created, cancels of active runs, idempotency
-tokens; and from Airflow: the final task state and try number.
+tokens; and from Airflow: the final task state and try number. A MARK-FAILED cell also records how
+long the cancel took to reach the vendor after the user's REST call (over 5 s fails a cell of ours),
+and a deferrable one fails when the triggerer logs a heartbeat stall while the trigger handles the kill.
 """
 
 from __future__ import annotations
@@ -31,22 +33,28 @@ from crash_aws import UNKNOWN_STATE, AwsVendor
 from crash_stack import AirflowStack, Emulator, StackDied, StackError, wait_for
 
 from durable_jobs import vendors
-from durable_jobs.emulators._databricks_model import TERMINAL_LIFE_CYCLES
+from durable_jobs.testing.emulators._databricks_model import TERMINAL_LIFE_CYCLES
 
 OPERATORS = ("ours", "official")
 RAW_KEY = "databricks_run_id"
 SUBMIT = "jobs/runs/submit"
 GET = "jobs/runs/get"
 GET_OUTPUT = "jobs/runs/get-output"
-#: the shared poller's status calls for Databricks runs (durable_jobs.triggers.hub: one listing for many runs)
+#: the shared poller's status calls for Databricks runs (durable_jobs.core.hub: one listing for many runs)
 LIST = "jobs/runs/list"
-#: The last line of a JobTrigger.on_kill that leaves the job alone (durable_jobs/triggers/job.py, _kill)
+#: The last line of a JobTrigger.on_kill that leaves the job alone (durable_jobs/core/trigger.py, _kill)
 KEPT_LINES = ("leaving the job running for the retry", "the task owns the job; nothing to cancel")
 TERMINAL = ("success", "failed")
 #: kubelet's grace period between SIGTERM and SIGKILL, shortened for the test.
 SIGTERM_GRACE = 4.0
 KILLED_TASK_CLEANUP_TIME = 5  # the stack's [core] killed_task_cleanup_time
 STEP_TIMEOUT = 90.0
+#: A user's kill must reach the vendor this soon: seconds from the REST call that marks the task failed to the
+#: vendor-side cancel call, as the emulator or proxy records it.
+CANCEL_DELAY_LIMIT = 5.0
+#: What the triggerer's supervisor logs when its heartbeat went longer than [triggerer]
+#: triggerer_health_check_threshold without a write (airflow/jobs/job.py): long enough for its triggers to move.
+HEARTBEAT_STALL = "Heartbeat recovered after"
 #: The outage scenarios (issue 11): status calls answer 503 this long after the submit, then report a
 #: state no table lists for UNKNOWN_SECONDS, counted from the first such reply the task got.
 OUTAGE_SECONDS = 20.0
@@ -149,6 +157,8 @@ class Outcome:
     seconds: float = 0.0
     #: the machine's load average (1, 5, 15 min) and CPUs when the cell ended: a failure under load says so
     load: list[float] = field(default_factory=list)
+    #: a MARK-FAILED cell: seconds from the user's REST call to the first vendor-side cancel call after it
+    cancel_delay: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,6 +177,9 @@ class CellRun:
         self.outcome = Outcome(cell.id, cell.scenario.name, cell.scenario.title, cell.operator, cell.mode)
         #: what the scenario's own checks found (beyond runs, cancels, state and try)
         self.deviations: list[str] = []
+        #: a MARK-FAILED cell: the Unix time of the user's REST call, and the triggerer log's size then
+        self.marked_failed_at: float | None = None
+        self._triggerer_log_at = 0
 
     # -------------------------------------------------------------- small helpers
     @property
@@ -231,6 +244,50 @@ class CellRun:
 
     def ledger(self) -> dict[str, Any]:
         return self.emu.ledger()
+
+    def cancel_times(self) -> list[float]:
+        """Unix times of the vendor-side cancel calls, as the emulator records them (Databricks: runs/cancel)."""
+        return [c["ts"] for c in self.ledger()["cancels"]]
+
+    # -------------------------------------------------------------- a user's kill
+    def mark_failed(self, while_: str) -> None:
+        """The user's action: PATCH the task instance to failed over the REST API. The cancel's delay counts from
+        the call (``time_the_cancel``), a heartbeat stall from the triggerer's log as it was then."""
+        log = self.stack.procs["triggerer"].log_path
+        self._triggerer_log_at = log.stat().st_size if log.exists() else 0
+        self.marked_failed_at = time.time()
+        self.stack.call("PATCH", f"/dags/{self.cell.dag_id}/dagRuns/{self.run_id}/taskInstances/{self.task_id}",
+                        {"new_state": "failed"})
+        self.note(f"PATCH taskInstances new_state=failed while {while_}")
+
+    def wait_kill_handled(self, triggerer_job: int) -> None:
+        """A deferred task marked failed: until its trigger ended on ``triggerer_job``, through ``on_kill``; the
+        triggerer's heartbeat must not have stalled meanwhile (a stall that long lets triggers move)."""
+        events = self.wait_trigger_ended(triggerer_job)
+        if not any("invoking on_kill" in e for e in events):
+            raise StackError("the triggerer ended the trigger without calling on_kill")
+        self.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
+        with self.stack.procs["triggerer"].log_path.open("rb") as log:
+            log.seek(self._triggerer_log_at)
+            since = log.read().decode(errors="replace").splitlines()
+        for line in since:
+            if HEARTBEAT_STALL in line:
+                self.deviations.append(f"the triggerer's heartbeat stalled while the trigger handled the kill: "
+                                       f"{_event_text(line)[:200]}")
+
+    def time_the_cancel(self) -> None:
+        """A MARK-FAILED cell: the seconds from the user's REST call to the vendor's first cancel call after it;
+        past ``CANCEL_DELAY_LIMIT`` the cell deviates. No cancel at all is the cancel count's to report."""
+        if self.marked_failed_at is None:
+            return
+        after = [ts for ts in self.cancel_times() if ts >= self.marked_failed_at]
+        if not after:
+            return
+        delay = self.outcome.cancel_delay = round(min(after) - self.marked_failed_at, 2)
+        self.note(f"the cancel reached the vendor {delay:.2f} s after the user's REST call")
+        if delay > CANCEL_DELAY_LIMIT:
+            self.deviations.append(f"the cancel reached the vendor {delay:.1f} s after the user marked the task "
+                                   f"failed (limit {CANCEL_DELAY_LIMIT:.0f} s)")
 
     # -------------------------------------------------------------- the vendor, for the outage driver
     @property
@@ -680,9 +737,7 @@ def mark_failed_sync(run: CellRun) -> None:
     run.wait_stored_id()
     run.wait_polling()
     procs = run.task_procs()
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while running")
+    run.mark_failed("running")
     run.wait("the killed try's task runner to exit", lambda: not procs[1].is_running(), 60)
     run.thaw()
 
@@ -691,14 +746,8 @@ def mark_failed_deferred(run: CellRun) -> None:
     run.freeze()
     run.trigger()
     ti = run.wait_deferred_and_polled()
-    home = ti["trigger"]["triggerer_id"]
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while deferred")
-    events = run.wait_trigger_ended(home)
-    if not any("invoking on_kill" in e for e in events):
-        raise StackError("the triggerer ended the trigger without calling on_kill")
-    run.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
+    run.mark_failed("deferred")
+    run.wait_kill_handled(ti["trigger"]["triggerer_id"])
     run.thaw()
 
 
@@ -732,8 +781,7 @@ def mark_failed_in_call(run: CellRun) -> None:
              lambda: _wchan(runner) == "unix_stream_read_generic")
     run.proof(f"runner pid {runner.pid} blocked on its supervisor socket (wchan unix_stream_read_generic); "
               + run.describe_store())
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
+    run.mark_failed("its runner waits on its supervisor")
     run.stack.proxy.release(heartbeat)
     released = time.monotonic()
     run.wait("the task runner to exit", lambda: not runner.is_running(), 120)
@@ -961,6 +1009,10 @@ class AwsCellRun(CellRun):
     def vendor_jobs(self) -> list[str]:
         return [j["status"] for j in self.emu.jobs()]
 
+    def cancel_times(self) -> list[float]:
+        """As the cell's proxy forwarded the service's cancel calls to moto."""
+        return [call["ts"] for call in self.emu.cancel_calls()]
+
     def collect(self) -> None:
         service = self.emu.service
         created = self.emu.created()
@@ -1054,12 +1106,13 @@ AWS_SCENARIOS: list[Scenario] = [
              expect_max_try=1, vendor="batch", task={"success_callback_seconds": 15}),
     Scenario("ATHENA-W2", "Amazon Athena: worker SIGKILL after AWS accepted StartQueryExecution, before the id "
              "reached the store", {"sync": aws_w2, "deferrable": aws_w2}, ci=("deferrable",), vendor="athena"),
-    *(Scenario(f"{label}-OUTAGE", outage_title(unit, AWS_SERVICES[key].name, AWS_SERVICES[key].describe.split(":")[1]),
+    # the AWS services whose outage rows the matrix records, each labelled after its crash key (BATCH-OUTAGE, ...)
+    *(Scenario(f"{key.upper().replace('_', '-')}-OUTAGE",
+               outage_title(unit, AWS_SERVICES[key].name, AWS_SERVICES[key].describe.split(":")[1]),
                {"sync": outage, "deferrable": outage}, expect_min_try=1, expect_max_try=1, waits=True, quiet=True,
                vendor=key)
-      for key, label in (("batch", "BATCH"), ("glue", "GLUE"), ("emr_serverless", "EMR-SERVERLESS"),
-                         ("athena", "ATHENA"))
-      for unit in [next(s.unit for _, s in vendors.services() if s.key == key)]),
+      for key in ("batch", "glue", "emr_serverless", "athena")
+      for unit in [vendors.crash_vendor(key)[0].unit]),
 ]
 SCENARIOS.update({s.name: s for s in AWS_SCENARIOS})
 
@@ -1171,6 +1224,7 @@ def run_cell(stack: AirflowStack, emulator: Emulator, cell: Cell) -> Outcome:
             pass
     try:
         run.collect()
+        run.time_the_cancel()
     except Exception as err:
         run.outcome.error = (run.outcome.error or "") + f"\ncollect failed: {err!r}"
     run.outcome.seconds = round(time.monotonic() - started, 1)

@@ -52,15 +52,9 @@ def sfn_mark_failed_deferred(run: AwsCellRun) -> None:
     after the trigger has ended), so that the cancel meets a running execution and is counted."""
     job = _pinned_job(run)
     ti = _wait_trigger_polling(run)
-    home = ti["trigger"]["triggerer_id"]
     run.proof(f"vendor: execution {_active(run, job)}")
-    run.stack.call("PATCH", f"/dags/{run.cell.dag_id}/dagRuns/{run.run_id}/taskInstances/{run.task_id}",
-                   {"new_state": "failed"})
-    run.note("PATCH taskInstances new_state=failed while deferred")
-    events = run.wait_trigger_ended(home)
-    if not any("invoking on_kill" in e for e in events):
-        raise StackError("the triggerer ended the trigger without calling on_kill")
-    run.proof("triggerer: 'Trigger cancelled by user action, invoking on_kill', then 'trigger completed'")
+    run.mark_failed("deferred")
+    run.wait_kill_handled(ti["trigger"]["triggerer_id"])
     stop = run.emu.service.cancel_ops[0]
     if run.ours:
         run.wait(f"{stop} from the trigger's on_kill", lambda: run.emu.calls(stop) >= 1, 60)

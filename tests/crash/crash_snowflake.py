@@ -23,7 +23,7 @@ from crash_scenarios import (  # noqa: F401 - _reassigned for drivers
 )
 from crash_stack import Emulator  # noqa: F401 - the generic type the lab passes
 
-from durable_jobs.emulators.snowflake import ROUTE_ENV, SnowflakeEmulator
+from durable_jobs.testing.emulators.snowflake import ROUTE_ENV, SnowflakeEmulator
 
 SUBMIT = "statements"
 GET = "statements/status"
@@ -88,6 +88,9 @@ class SnowflakeCellRun(CellRun):
     def wait_polling(self, calls: int = 3) -> None:
         self.wait(f"{calls} status calls (the task polling)", lambda: self.calls(GET) >= calls)
         self.proof(f"task polling (GET statements x{self.calls(GET)})")
+
+    def cancel_times(self) -> list[float]:
+        return [c["ts"] for c in self.emu.ledger()["cancel_calls"]]
 
     def collect(self) -> None:
         ledger = self.emu.ledger()

@@ -132,7 +132,7 @@ class EmulatorFleet:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AIRFLOW")}
         for name in names:
             port_file = workdir / f"{name}.port"
-            argv = [sys.executable, "-m", "durable_jobs.emulators", "databricks", "--host", "127.0.0.1",
+            argv = [sys.executable, "-m", "durable_jobs.testing.emulators", "databricks", "--host", "127.0.0.1",
                     "--port", "0", "--port-file", str(port_file)]
             self.procs[name] = Managed(f"emulator-{name}", argv, env, workdir)
         for name, proc in self.procs.items():

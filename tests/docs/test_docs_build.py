@@ -77,7 +77,7 @@ def test_gallery_has_a_page_for_every_example_dag(site):
 
 
 def test_parity_table_covers_every_durable_operator(site):
-    import durable_jobs.operators.databricks as databricks
+    import durable_jobs.providers.databricks.operators.databricks as databricks
 
     html = (site / "guide" / "migrating.html").read_text(encoding="utf-8")
     rows = [re.sub(r"<[^>]+>", "", r) for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, re.S)]

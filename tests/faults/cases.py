@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tools import fault_matrix
+
 
 @dataclass(frozen=True)
 class Case:
@@ -26,6 +28,10 @@ class Case:
 
 POLL = "poll"
 SUBMIT = "submit"
+#: "setup": the connection is wrong before anything was submitted; the next try runs with it fixed
+SETUP = "setup"
+#: The most a try that meets a wrong setup may take to fail (the docs table checks it too)
+SETUP_FAILS_WITHIN = fault_matrix.SETUP_FAILS_WITHIN
 
 CASES: tuple[Case, ...] = (
     Case("throttled-retry-after", "429 with Retry-After", POLL, "succeeded",
@@ -58,6 +64,15 @@ CASES: tuple[Case, ...] = (
          policy="looks for the key, else sends the same key again"),
     Case("submit-auth", "401/403 on submit", SUBMIT, "VendorAuthError", jobs=0,
          policy="fails the try at once, naming the connection; nothing was submitted"),
+    Case("setup-unresolvable", "the connection's host does not resolve", SETUP, "WrongSetupError",
+         policy="fails the try within 5 s, naming the connection and the host; nothing was submitted; the next "
+                "try, with the host fixed, submits once"),
+    Case("setup-refused", "the connection's port refuses", SETUP, "WrongSetupError",
+         policy="fails the try within 5 s, naming the connection and the host; nothing was submitted; the next "
+                "try, with the port fixed, submits once"),
+    Case("setup-no-connection", "the connection id is not defined", SETUP, "ConnectionNotDefinedError",
+         policy="fails the try within 5 s: `connection 'x' is not defined: nothing was submitted` (an "
+                "AirflowNotFoundException); the next try, with the connection defined, submits once"),
 )
 
 #: Where a service's API cannot meet a case as written, what it must do instead, and why: (service, case key)

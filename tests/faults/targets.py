@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from durable_jobs.emulators.databricks import DatabricksEmulator
-from durable_jobs.emulators.snowflake import SnowflakeEmulator
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs import vendors
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.aws_proxy import state_rewrite
+from durable_jobs.testing.emulators.databricks import DatabricksEmulator
+from durable_jobs.testing.emulators.snowflake import SnowflakeEmulator, route_hooks
 
 TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]
 #: The HTTP timeout the suite's connections set, and a "slow" reply that outlasts it.
@@ -22,6 +24,14 @@ SLOW = 2.5
 #: the operator sees the state end after its second read however slowly the machine runs (one poll interval
 #: between the two reads, against an ``unknown_state_budget`` many times longer).
 UNKNOWN_READS = 2
+
+
+def calls(service: str) -> vendors.Calls:
+    """The registry's calls of ``service``: the submit and status calls a target arms its faults on."""
+    found = vendors.service(service).calls
+    if found is None:
+        raise LookupError(f"the registry names no calls for {service}")
+    return found
 
 
 def arm_emulator(emu: Any, case: str, get: str, submit: str, *, unknown: dict[str, Any], auth_count: int,
@@ -58,8 +68,8 @@ class DatabricksTarget:
     """The Databricks emulator, with a connection whose ``timeout_seconds`` extra is short."""
 
     service = "databricks"
-    status_route = "jobs/runs/get"
-    submit_route = "jobs/runs/submit"
+    status_route = calls(service).status
+    submit_route = calls(service).submit
 
     def __init__(self, emulator: DatabricksEmulator, conn_id: str = "dbx_faults"):
         self.emu = emulator
@@ -69,13 +79,19 @@ class DatabricksTarget:
         conn = {**self.emu.connection_dict(), "extra": json.dumps({"timeout_seconds": TIMEOUT})}
         return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
 
+    def broken_conn_env(self, host: str, port: int) -> dict[str, str]:
+        """The same connection, with a host and port where no Databricks answers (a wrong setup case)."""
+        conn = {**self.emu.connection_dict(), "host": host, "port": port,
+                "extra": json.dumps({"timeout_seconds": TIMEOUT})}
+        return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
+
     def reset(self, running_seconds: float = 2.0) -> None:
         self.emu.reset()
         self.emu.configure(pending_seconds=0.1, running_seconds=running_seconds, terminating_seconds=0.05)
 
     # ------------------------------------------------------------------ our code, pointed here
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+        from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
         return DatabricksSubmitRunOperator(
             task_id="faults", tasks=TASKS, databricks_conn_id=self.conn_id, polling_period_seconds=0.2,
@@ -106,33 +122,9 @@ class DatabricksTarget:
 
 # ---------------------------------------------------------------------------------------------- AWS
 def _unknown_state(service: str) -> Any:
-    """A rewrite of the service's status reply that reports a state no table lists."""
-    def rewrite(body: dict[str, Any]) -> dict[str, Any]:
-        if service == "batch":
-            for job in body.get("jobs", []):
-                job["status"] = "HIBERNATING"
-        elif service == "glue":
-            body.get("JobRun", {})["JobRunState"] = "HIBERNATING"
-        elif service == "emr_serverless":
-            body.get("jobRun", {})["state"] = "HIBERNATING"
-        elif service == "athena":
-            body.get("QueryExecution", {}).setdefault("Status", {})["State"] = "HIBERNATING"
-        elif service == "stepfunctions":
-            body["status"] = "HIBERNATING"
-        elif service == "ecs":
-            for task in body.get("tasks", []):
-                task["lastStatus"] = "HIBERNATING"
-        elif service == "emr_containers":
-            body.get("jobRun", {})["state"] = "HIBERNATING"
-        elif service == "redshift_data":
-            body["Status"] = "HIBERNATING"
-        elif service == "emr_steps":
-            for step in body.get("Steps", []):
-                step.setdefault("Status", {})["State"] = "HIBERNATING"
-        elif service == "sagemaker":
-            body["TrainingJobStatus"] = "HIBERNATING"
-        return body
-    return rewrite
+    """A rewrite of the service's status reply that reports a state no table lists (at the registry's
+    ``Calls.state_field``)."""
+    return state_rewrite(calls(service).state_field, "HIBERNATING")
 
 
 def _vanished(body: dict[str, Any]) -> dict[str, Any]:
@@ -148,18 +140,6 @@ class AwsTarget:
     extra, as a user of the official AWS hooks would.
     """
 
-    OPS = {
-        "batch": ("batch:SubmitJob", "batch:DescribeJobs"),
-        "glue": ("glue:StartJobRun", "glue:GetJobRun"),
-        "emr_serverless": ("emr-serverless:StartJobRun", "emr-serverless:GetJobRun"),
-        "athena": ("athena:StartQueryExecution", "athena:GetQueryExecution"),
-        "stepfunctions": ("states:StartExecution", "states:DescribeExecution"),
-        "ecs": ("ecs:RunTask", "ecs:DescribeTasks"),
-        "emr_containers": ("emr-containers:StartJobRun", "emr-containers:DescribeJobRun"),
-        "redshift_data": ("redshift-data:ExecuteStatement", "redshift-data:DescribeStatement"),
-        "emr_steps": ("elasticmapreduce:AddJobFlowSteps", "elasticmapreduce:ListSteps"),
-        "sagemaker": ("sagemaker:CreateTrainingJob", "sagemaker:DescribeTrainingJob"),
-    }
     #: what each service answers for an id it does not know (its API reference)
     MISSING = {
         "glue": dict(status=400, code="EntityNotFoundException", message="Job run not found"),
@@ -178,14 +158,14 @@ class AwsTarget:
         {"arn": "unknown", "reason": "MISSING"}]}}
 
     def __init__(self, env: Any, service: str, cell: str):
-        from durable_jobs.emulators.aws_proxy import AwsFaultProxy
+        from durable_jobs.testing.emulators.aws_proxy import AwsFaultProxy
 
         self.env = env
         self.service = service
         self.cell = cell
         self.conn_id = f"aws_{cell.replace('-', '_')}"
         self.proxy = AwsFaultProxy(env.moto.url).start()
-        self.submit_op, self.status_op = self.OPS[service]
+        self.submit_op, self.status_op = calls(service).submit, calls(service).status
         self.name = f"faults-{cell}"
         if service == "glue":
             env.client("glue", direct=True).create_job(
@@ -197,72 +177,85 @@ class AwsTarget:
         self.proxy.stop()
 
     def conn_env(self) -> dict[str, str]:
-        from durable_jobs.emulators.aws_env import REGION
+        from durable_jobs.testing.emulators.aws_env import REGION
 
         extra = {"region_name": REGION, "endpoint_url": self.proxy.url,
                  "config_kwargs": {"read_timeout": TIMEOUT, "connect_timeout": TIMEOUT}}
         conn = {"conn_type": "aws", "login": "testing", "password": "testing", "extra": extra}
         return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
 
+    def broken_conn_env(self, host: str, port: int) -> dict[str, str]:
+        """The same connection, with an ``endpoint_url`` where no AWS answers (a wrong setup case)."""
+        name, value = next(iter(self.conn_env().items()))
+        conn = json.loads(value)
+        conn["extra"]["endpoint_url"] = f"http://{host}:{port}"
+        return {name: json.dumps(conn)}
+
     def reset(self) -> None:
         self.proxy.clear()
 
     # ------------------------------------------------------------------ our code, pointed here
     def operator(self, **kwargs: Any):
-        from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
-        from durable_jobs.operators import aws
+        from durable_jobs.providers.amazon.aws.operators import athena as aws_athena
+        from durable_jobs.providers.amazon.aws.operators import batch as aws_batch
+        from durable_jobs.providers.amazon.aws.operators import emr as aws_emr
+        from durable_jobs.providers.amazon.aws.operators import glue as aws_glue
+        from durable_jobs.providers.amazon.aws.operators import step_function as aws_step_function
+        from durable_jobs.testing.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
 
         common = dict(task_id="faults", aws_conn_id=self.conn_id, **kwargs)
         if self.service == "batch":
-            return aws.BatchOperator(job_name=self.name, job_queue=JOB_QUEUE, job_definition=JOB_DEFINITION,
+            return aws_batch.BatchOperator(job_name=self.name, job_queue=JOB_QUEUE, job_definition=JOB_DEFINITION,
                                      poll_interval=0.2, **common)
         if self.service == "glue":
-            return aws.GlueJobOperator(job_name=self.name, job_poll_interval=0.2, waiter_delay=0.2, **common)
+            return aws_glue.GlueJobOperator(job_name=self.name, job_poll_interval=0.2, waiter_delay=0.2, **common)
         if self.service == "emr_serverless":
-            return aws.EmrServerlessStartJobOperator(
+            return aws_emr.EmrServerlessStartJobOperator(
                 application_id=self.env.application_id, execution_role_arn=ROLE_ARN, waiter_delay=1,
                 waiter_max_attempts=1000, name=self.name,
                 job_driver={"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}, **common)
         if self.service == "stepfunctions":
-            from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
+            from durable_jobs.testing.emulators.aws_env import STATE_MACHINE_ARN
 
-            return aws.StepFunctionStartExecutionOperator(
+            return aws_step_function.StepFunctionStartExecutionOperator(
                 state_machine_arn=STATE_MACHINE_ARN, state_machine_input={"cell": self.name}, waiter_delay=0.2,
                 waiter_max_attempts=1000, **common)
         if self.service == "emr_containers":
-            from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL
-            from durable_jobs.operators.aws import EmrContainerOperator
+            from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
+            from durable_jobs.testing.emulators.aws_env import EMR_RELEASE_LABEL
 
             return EmrContainerOperator(
                 name=self.name, virtual_cluster_id=self.env.virtual_cluster_id, execution_role_arn=ROLE_ARN,
                 release_label=EMR_RELEASE_LABEL, poll_interval=0.2,
                 job_driver={"sparkSubmitJobDriver": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}, **common)
         if self.service == "ecs":
-            from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
-            from durable_jobs.operators.aws import EcsRunTaskOperator
+            from durable_jobs.providers.amazon.aws.operators.ecs import EcsRunTaskOperator
+            from durable_jobs.testing.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
 
             return EcsRunTaskOperator(cluster=ECS_CLUSTER, task_definition=ECS_TASK_DEFINITION, launch_type="FARGATE",
                                       overrides={}, group=self.name, waiter_delay=0.2, **common)
         if self.service == "emr_steps":
-            from durable_jobs.operators.aws import EmrAddStepsOperator
+            from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
             return EmrAddStepsOperator(job_flow_id=self.env.emr_cluster_id, wait_for_completion=True, waiter_delay=0.2,
                                        waiter_max_attempts=1000, steps=self.request(None)["Steps"], **common)
         if self.service == "sagemaker":
-            from durable_jobs.operators.aws import SageMakerTrainingOperator
+            from durable_jobs.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
 
             return SageMakerTrainingOperator(config=self.request(None), check_interval=0.2, max_attempts=1000,
                                              print_log=False, **common)
         if self.service == "redshift_data":
-            from durable_jobs.operators.aws import RedshiftDataOperator
+            from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
             return RedshiftDataOperator(cluster_identifier="durable-cluster", database="dev", db_user="airflow",
                                         sql=f"SELECT 1 -- {self.name}", poll_interval=0.2, **common)
-        return aws.AthenaOperator(query=f"SELECT 1 -- {self.name}", workgroup=ATHENA_WORKGROUP, sleep_time=0.2,
-                                  **common)
+        if self.service == "athena":
+            return aws_athena.AthenaOperator(query=f"SELECT 1 -- {self.name}", workgroup=ATHENA_WORKGROUP,
+                                             sleep_time=0.2, **common)
+        raise LookupError(f"the fault suite builds no operator for the AWS service {self.service!r}: add it here")
 
     def request(self, op: Any) -> dict[str, Any]:
-        from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
+        from durable_jobs.testing.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
 
         if self.service == "batch":
             return {"jobName": self.name, "jobQueue": JOB_QUEUE, "jobDefinition": JOB_DEFINITION}
@@ -272,17 +265,17 @@ class AwsTarget:
             return {"applicationId": self.env.application_id, "executionRoleArn": ROLE_ARN, "name": self.name,
                     "jobDriver": {"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}}
         if self.service == "stepfunctions":
-            from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
+            from durable_jobs.testing.emulators.aws_env import STATE_MACHINE_ARN
 
             return {"stateMachineArn": STATE_MACHINE_ARN, "input": json.dumps({"cell": self.name})}
         if self.service == "emr_containers":
-            from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL
+            from durable_jobs.testing.emulators.aws_env import EMR_RELEASE_LABEL
 
             return {"name": self.name, "virtualClusterId": self.env.virtual_cluster_id, "executionRoleArn": ROLE_ARN,
                     "releaseLabel": EMR_RELEASE_LABEL,
                     "jobDriver": {"sparkSubmitJobDriver": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}}}
         if self.service == "ecs":
-            from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
+            from durable_jobs.testing.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
 
             return {"cluster": ECS_CLUSTER, "taskDefinition": ECS_TASK_DEFINITION, "launchType": "FARGATE",
                     "group": self.name, "startedBy": "airflow", "overrides": {}}
@@ -299,7 +292,9 @@ class AwsTarget:
         if self.service == "redshift_data":
             return {"ClusterIdentifier": "durable-cluster", "Database": "dev", "DbUser": "airflow",
                     "Sql": f"SELECT 1 -- {self.name}"}
-        return {"QueryString": f"SELECT 1 -- {self.name}", "WorkGroup": ATHENA_WORKGROUP}
+        if self.service == "athena":
+            return {"QueryString": f"SELECT 1 -- {self.name}", "WorkGroup": ATHENA_WORKGROUP}
+        raise LookupError(f"the fault suite builds no request for the AWS service {self.service!r}: add it here")
 
     def start(self, client: JobClient) -> Any:
         return client.submit(self.request(None), client.format_key(new_nonce()))
@@ -365,8 +360,8 @@ class SnowflakeTarget:
     synchronous path; the trigger rebuilds the hook with the official defaults, as it would in Airflow."""
 
     service = "snowflake_sql_api"
-    status_route = "statements/status"
-    submit_route = "statements"
+    status_route = calls(service).status
+    submit_route = calls(service).submit
     SQL = "INSERT INTO faults SELECT 1"
 
     def __init__(self, cell: str):
@@ -375,13 +370,28 @@ class SnowflakeTarget:
         self.emu = SnowflakeEmulator(account=f"faults-{cell}").start()
         self._route = self.emu.routed()
         self._route.__enter__()
+        self._wrong_route: Any = None
 
     def stop(self) -> None:
+        if self._wrong_route is not None:
+            self._wrong_route.__exit__(None, None, None)
         self._route.__exit__(None, None, None)
         self.emu.stop()
 
     def conn_env(self) -> dict[str, str]:
         return self.emu.airflow_conn_env(self.conn_id)
+
+    def broken_conn_env(self, host: str, port: int) -> dict[str, str]:
+        """The connection with another account, whose URL is ``host:port`` (a wrong setup case): the hook
+        builds its URL from the account, so a mistyped account is what sends it to the wrong host."""
+        account = f"{self.emu.account}-wrong"
+        if self._wrong_route is not None:
+            self._wrong_route.__exit__(None, None, None)
+        self._wrong_route = route_hooks(f"http://{host}:{port}", account)
+        self._wrong_route.__enter__()
+        conn = self.emu.connection_dict()
+        conn["extra"] = json.dumps({**json.loads(conn["extra"]), "account": account})
+        return {f"AIRFLOW_CONN_{self.conn_id.upper()}": json.dumps(conn)}
 
     def reset(self) -> None:
         self.emu.reset()
@@ -391,7 +401,7 @@ class SnowflakeTarget:
     def operator(self, **kwargs: Any):
         from tenacity import stop_after_attempt, wait_fixed
 
-        from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
+        from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator
 
         return SnowflakeSqlApiOperator(
             task_id="faults", sql=self.SQL, statement_count=1, snowflake_conn_id=self.conn_id, poll_interval=0.2,
@@ -423,8 +433,8 @@ class DatabricksSqlTarget(DatabricksTarget):
     """The Databricks emulator's SQL statement endpoints (``DatabricksSQLStatementsOperator``)."""
 
     service = "databricks_sql"
-    status_route = "sql/statements/get"
-    submit_route = "sql/statements"
+    status_route = calls(service).status
+    submit_route = calls(service).submit
     BODY = {"statement": "SELECT 1", "warehouse_id": "faults-warehouse", "wait_timeout": "0s"}
 
     def reset(self, running_seconds: float = 2.0) -> None:
@@ -432,7 +442,7 @@ class DatabricksSqlTarget(DatabricksTarget):
         self.emu.configure(pending_seconds=0.1, running_seconds=running_seconds)
 
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.databricks import DatabricksSQLStatementsOperator
+        from durable_jobs.providers.databricks.operators.databricks import DatabricksSQLStatementsOperator
 
         return DatabricksSQLStatementsOperator(
             task_id="faults", statement="SELECT 1", warehouse_id="faults-warehouse", databricks_conn_id=self.conn_id,

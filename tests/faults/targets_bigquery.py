@@ -14,11 +14,11 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW, TIMEOUT, UNKNOWN_READS
+from targets import SLOW, TIMEOUT, UNKNOWN_READS, calls
 
-from durable_jobs.emulators.bigquery import BigQueryEmulator, install_aio_route, uninstall_aio_route
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.bigquery import BigQueryEmulator, install_aio_route, uninstall_aio_route
 
 
 def _start(stack: contextlib.ExitStack) -> BigQueryEmulator:
@@ -34,8 +34,8 @@ _SHARED = SharedEmulator(_start)
 
 class BigQueryTarget:
     service = "bigquery"
-    status_route = "jobs/get"
-    submit_route = "jobs/insert"
+    status_route = calls(service).status
+    submit_route = calls(service).submit
     CONFIGURATION = {"query": {"query": "INSERT INTO faults.t SELECT 1", "useLegacySql": False}}
 
     def __init__(self, cell: str):
@@ -57,7 +57,7 @@ class BigQueryTarget:
 
     # ------------------------------------------------------------------ our code, pointed here
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google import BigQueryInsertJobOperator
+        from durable_jobs.providers.google.cloud.operators.bigquery import BigQueryInsertJobOperator
 
         return BigQueryInsertJobOperator(
             task_id="faults", configuration=self.CONFIGURATION, gcp_conn_id=self.conn_id, location="US",

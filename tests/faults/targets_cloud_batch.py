@@ -17,9 +17,9 @@ from shared_emulator import SharedEmulator
 from targets import TIMEOUT
 from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
 
-from durable_jobs.emulators.cloud_batch import REGION, CloudBatchEmulator, route_hooks
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.cloud_batch import REGION, CloudBatchEmulator, route_hooks
 
 JOB = {"task_groups": [{"task_spec": {"runnables": [{"script": {"text": "echo faults"}}]}}],
        "labels": {"emulator-seconds": "2"}}
@@ -42,13 +42,12 @@ class CloudBatchTarget(DataprocJobsTarget):
         self.conn_id = f"cb_{cell.replace('-', '_')}"
         self.project = f"faults-{cell}"
         self.emu = _SHARED.acquire()  # type: ignore[assignment]
-        self._methods = ("GetJob", "CreateJob")
 
     def stop(self) -> None:
         _SHARED.release()
 
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+        from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator
 
         op = CloudBatchSubmitJobOperator(task_id="faults", job=JOB, job_name="faults", region=REGION,
                                          project_id=self.project, gcp_conn_id=self.conn_id,
@@ -66,14 +65,6 @@ class CloudBatchTarget(DataprocJobsTarget):
             return client.submit(self.request(None), client.format_key(new_nonce()))
         finally:
             client.timeout = timeout  # type: ignore[attr-defined]
-
-    def jobs_created(self) -> int:
-        return sum(1 for e in self.emu.ledger()
-                   if e["op"] == "CreateJob" and e["created"] and e["project"] == self.project)
-
-    def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        self._methods = ("GetJob", "CreateJob")
-        super().arm(case, seconds=seconds)
 
     def delete(self, job_id: Any) -> None:
         self.emu.forget("job", str(job_id))

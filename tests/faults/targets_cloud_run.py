@@ -19,9 +19,9 @@ from shared_emulator import SharedEmulator
 from targets import TIMEOUT
 from targets_dataproc import SETUP_TIMEOUT, DataprocJobsTarget
 
-from durable_jobs.emulators.cloud_run import REGION, CloudRunEmulator, route_hooks
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.cloud_run import REGION, CloudRunEmulator, route_hooks
 
 JOB = "faults"
 OVERRIDES = {"container_overrides": [{"env": [{"name": "EMULATOR_SECONDS", "value": "2"}]}]}
@@ -46,13 +46,12 @@ class CloudRunTarget(DataprocJobsTarget):
         self.project = f"faults-{cell}"
         self.emu = _SHARED.acquire()  # type: ignore[assignment]
         self.emu.add_job(JOB, project=self.project, region=REGION)  # type: ignore[attr-defined]
-        self._methods = ("GetExecution", "RunJob")
 
     def stop(self) -> None:
         _SHARED.release()
 
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+        from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
 
         op = CloudRunExecuteJobOperator(task_id="faults", job_name=JOB, overrides=OVERRIDES, region=REGION,
                                         project_id=self.project, gcp_conn_id=self.conn_id,
@@ -71,14 +70,6 @@ class CloudRunTarget(DataprocJobsTarget):
             return client.submit(self.request(None), client.format_key(new_nonce()))
         finally:
             client.timeout = timeout  # type: ignore[attr-defined]
-
-    def jobs_created(self) -> int:
-        return sum(1 for e in self.emu.ledger()
-                   if e["op"] == "RunJob" and e["created"] and e["project"] == self.project)
-
-    def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        self._methods = ("GetExecution", "RunJob")
-        super().arm(case, seconds=seconds)
 
     def delete(self, job_id: Any) -> None:
         self.emu.forget("execution", str(job_id).rsplit("/", 1)[-1])

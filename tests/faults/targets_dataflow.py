@@ -17,11 +17,11 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW, UNKNOWN_READS
+from targets import SLOW, UNKNOWN_READS, calls
 
-from durable_jobs.emulators.dataflow import REGION, DataflowEmulator, route_hooks
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.dataflow import REGION, DataflowEmulator, route_hooks
 
 TEMPLATE = "gs://faults/templates/word-count"
 WINDOW = 1.0
@@ -39,8 +39,8 @@ _SHARED = SharedEmulator(_start)
 
 class DataflowTarget:
     service = "google_dataflow"
-    status_route = "jobs/get"
-    submit_route = "templates/launch"
+    status_route = calls(service).status
+    submit_route = calls(service).submit
 
     def __init__(self, cell: str):
         self.cell = cell
@@ -61,7 +61,7 @@ class DataflowTarget:
 
     # ------------------------------------------------------------------ our code, pointed here
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google.dataflow import DataflowTemplatedJobStartOperator
+        from durable_jobs.providers.google.cloud.operators.dataflow import DataflowTemplatedJobStartOperator
 
         op = DataflowTemplatedJobStartOperator(
             task_id="faults", template=TEMPLATE, job_name="faults", project_id=self.project, location=REGION,

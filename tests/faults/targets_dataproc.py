@@ -15,11 +15,11 @@ import json
 from typing import Any
 
 from shared_emulator import SharedEmulator
-from targets import SLOW, TIMEOUT, UNKNOWN_READS
+from targets import SLOW, TIMEOUT, UNKNOWN_READS, calls
 
-from durable_jobs.emulators.dataproc import REGION, DataprocEmulator, route_hooks
-from durable_jobs.hooks.base import JobClient
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import JobClient
+from durable_jobs.testing.emulators.dataproc import REGION, DataprocEmulator, route_hooks
 
 JOB = {"placement": {"cluster_name": "faults"}, "pyspark_job": {"main_python_file_uri": "gs://faults/job.py"}}
 
@@ -59,7 +59,7 @@ class DataprocJobsTarget:
 
     # ------------------------------------------------------------------ our code, pointed here
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+        from durable_jobs.providers.google.cloud.operators.dataproc import DataprocSubmitJobOperator
 
         return DataprocSubmitJobOperator(task_id="faults", job=JOB, region=REGION, project_id=self.project,
                                          gcp_conn_id=self.conn_id, polling_interval_seconds=0.2, timeout=TIMEOUT,
@@ -74,12 +74,15 @@ class DataprocJobsTarget:
         return client.submit({**self.request(None), "timeout": SETUP_TIMEOUT}, client.format_key(new_nonce()))
 
     def jobs_created(self) -> int:
+        """The jobs this cell's submits created (the ledger's entries of the registry's submit call)."""
+        submit = calls(self.service).submit
         return sum(1 for e in self.emu.ledger()
-                   if e["op"] == "SubmitJob" and e["created"] and e["project"] == self.project)
+                   if e["op"] == submit and e["created"] and e["project"] == self.project)
 
     # ------------------------------------------------------------------ faults
     def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        get, submit = getattr(self, "_methods", ("GetJob", "SubmitJob"))
+        """Inject ``case`` on the registry's status or submit call of this target's service."""
+        get, submit = calls(self.service).status, calls(self.service).submit
         rules: dict[str, dict[str, Any]] = {
             "throttled-retry-after": dict(method=get, code="RESOURCE_EXHAUSTED", times=2),
             "throttled": dict(method=get, code="RESOURCE_EXHAUSTED", times=3),
@@ -108,13 +111,14 @@ class DataprocJobsTarget:
 
 
 class DataprocBatchesTarget(DataprocJobsTarget):
-    """The same shared emulator, for ``DataprocCreateBatchOperator``: GetBatch and CreateBatch are the calls."""
+    """The same shared emulator, for ``DataprocCreateBatchOperator``: GetBatch and CreateBatch are the calls (the
+    registry's)."""
 
     service = "dataproc_batches"
     BATCH = {"pyspark_batch": {"main_python_file_uri": "gs://faults/job.py"}}
 
     def operator(self, **kwargs: Any):
-        from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator
+        from durable_jobs.providers.google.cloud.operators.dataproc import DataprocCreateBatchOperator
 
         return DataprocCreateBatchOperator(task_id="faults", batch=self.BATCH, region=REGION, project_id=self.project,
                                            gcp_conn_id=self.conn_id, polling_interval_seconds=0.2, timeout=TIMEOUT,
@@ -122,14 +126,6 @@ class DataprocBatchesTarget(DataprocJobsTarget):
 
     def request(self, op) -> dict[str, Any]:
         return {"batch": self.BATCH, "timeout": TIMEOUT}
-
-    def jobs_created(self) -> int:
-        return sum(1 for e in self.emu.ledger()
-                   if e["op"] == "CreateBatch" and e["created"] and e["project"] == self.project)
-
-    def arm(self, case: str, *, seconds: float = 2.0) -> None:
-        self._methods = ("GetBatch", "CreateBatch")
-        super().arm(case, seconds=seconds)
 
     def delete(self, job_id: Any) -> None:
         self.emu.forget("batch", str(job_id))

@@ -32,7 +32,7 @@ def main() -> None:
     reader, writer = socket.socketpair()
     _configure_logs_over_json_channel(os.dup(writer.fileno()))  # as the supervisor's child sets it up
 
-    from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+    from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
     op = DatabricksSubmitRunOperator(task_id="run", tasks=REQUEST["tasks"], run_name=REQUEST["run_name"],
                                      retries=0, cancel_on_kill="always")

@@ -2,7 +2,7 @@
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a query that fails in
 moto, never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``athena-client-request-token`` (moto ignores the
+(``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``): ``athena-client-request-token`` (moto ignores the
 token), ``athena-life-cycle`` (moto's queries never fail), ``athena-stop-query-execution``,
 ``athena-unknown-id`` and ``athena-batch-get-query-execution``.
 """
@@ -13,10 +13,10 @@ import asyncio
 
 import pytest
 
-from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP
-from durable_jobs.emulators.aws_moto import MOTO_GAPS
-from durable_jobs.hooks.aws_athena import BATCH_GET_LIMIT, AthenaJobClient
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.athena import BATCH_GET_LIMIT, AthenaJobClient
+from durable_jobs.testing.emulators.aws_env import ATHENA_WORKGROUP
+from durable_jobs.testing.emulators.aws_moto import MOTO_GAPS
 
 from . import driver, store
 
@@ -100,11 +100,12 @@ def test_lost_start_reply_gives_one_query(aws, dags, dag_name):
     assert store.get(dr, RECORD)["id"] == aws.athena_queries()[0]["QueryExecutionId"]
 
 
-def test_crash_inside_the_submit_window_resends_the_same_token(aws, dags):
-    """Every reply of try 1 is lost after AWS created the query: the try ends with an intent and no id,
-    as a worker killed inside the submit→persist window leaves it. Try 2 finds nothing to look up
-    (Athena has no lookup by token) and resends the same token: the same query comes back."""
-    aws.proxy.fault(START, mode="lose_reply", status=500, count=AthenaJobClient().submit_attempts)
+def test_crash_inside_the_submit_window_resends_the_same_token(aws, dags, monkeypatch):
+    """Try 1's reply is lost after AWS created the query and its fault budget is spent at once: the try ends
+    with an intent and no id, as a worker killed inside the submit→persist window leaves it. Try 2 finds
+    nothing to look up (Athena has no lookup by token) and resends the same token: the same query comes back."""
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "0")  # try 1 gives up after its first submit
+    aws.proxy.fault(START, mode="lose_reply", status=500, count=1)
 
     dr = driver.start(dags.athena_sync)
     driver.drive(dags.athena_sync, dr, max_tries=1)
@@ -118,7 +119,7 @@ def test_crash_inside_the_submit_window_resends_the_same_token(aws, dags):
     [query] = aws.athena_queries()
     record = store.get(dr, RECORD)
     assert record["nonce"] == intent["nonce"] and record["id"] == query["QueryExecutionId"]
-    assert len(aws.proxy.jobs_created(START)) == 1 and aws.proxy.calls[START] == 6
+    assert len(aws.proxy.jobs_created(START)) == 1 and aws.proxy.calls[START] == 2
 
 
 def test_official_operator_is_protected_by_botocores_token_only_within_one_call(aws, dags):
@@ -198,7 +199,7 @@ def test_max_polling_attempts_fails_the_sync_wait_with_the_official_message(aws,
     assert driver.task_result(dr, "run").state == "failed"
     [query] = aws.athena_queries()
     # The official operator leaves the query running; on the last try ours does not leave an orphan: the
-    # failure callback (durable_jobs/orphans.py) reads it still QUEUED and stops it, as the deferred wait does.
+    # failure callback (durable_jobs/core/orphans.py) reads it still QUEUED and stops it, as the deferred wait does.
     assert query["Status"]["State"] == "CANCELLED"
     assert aws.proxy.calls.get(GET, 0) == 4  # two polls, the final read the message names, the callback's
     out = capfd.readouterr()

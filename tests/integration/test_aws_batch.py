@@ -2,16 +2,16 @@
 
 Every failure is caused by the proxy (an AWS-shaped error, a lost reply, a lagging listing) or by
 a job that fails in moto, never by patching our code. moto gaps relied on are named from
-``durable_jobs.emulators.aws_moto.MOTO_GAPS`` where used.
+``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS`` where used.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_env import CONSISTENCY_ENV, JOB_QUEUE
-from durable_jobs.hooks.aws_base import DEFAULT_CONSISTENCY_SECONDS, KEY_TAG
-from durable_jobs.hooks.aws_batch import BatchJobClient
+from durable_jobs.providers.amazon.aws.clients.base import DEFAULT_CONSISTENCY_SECONDS, KEY_TAG
+from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
+from durable_jobs.testing.emulators.aws_env import CONSISTENCY_ENV, JOB_QUEUE
 
 from . import driver, store
 
@@ -91,7 +91,7 @@ def test_wait_for_completion_false_returns_the_id_after_a_checkpointed_submit(aw
 @pytest.mark.parametrize("dag_name", ["batch_sync", "batch_deferrable"])
 def test_real_retry_reconnects_to_the_running_job(aws, dags, dag_name):
     # An expired session token fails the poll: an auth fault, which fails the try at once on both
-    # paths (durable_jobs.polling). Airflow retries; the retry must reconnect.
+    # paths (durable_jobs.core.polling). Airflow retries; the retry must reconnect.
     aws.hold_for(4.0)
     aws.proxy.fault("batch:DescribeJobs", status=400, code="ExpiredTokenException", skip=2, count=1)
 
@@ -181,13 +181,22 @@ def test_a_listing_that_has_not_caught_up_is_no_proof_of_absence(aws, dags, monk
 
 
 def test_without_the_consistency_window_a_lagging_list_duplicates(aws):
-    """The control for the test above, at the client level: no window, one scan, a second job."""
-    aws.proxy.lag(5)
-    aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500)
+    """The control for the test above, at the client level and through the protocol's resend loop (the client
+    makes one attempt): no window, one scan that does not show the job yet, a second job."""
+    from airflow.sdk import BaseOperator
+
+    from durable_jobs.core.polling import PollPolicy
+    from durable_jobs.core.resend import submit_once
+
+    aws.proxy.fault("batch:ListJobs", mode="rewrite", rewrite=_not_listed_yet, count=1)
+    aws.proxy.fault("batch:SubmitJob", mode="lose_reply", status=500, count=1)
     client = BatchJobClient(job_queue=JOB_QUEUE, job_name="n", consistency_seconds=0)
+    request = {"jobName": "n", "jobQueue": JOB_QUEUE, "jobDefinition": "durable-job-def"}
 
-    client.submit({"jobName": "n", "jobQueue": JOB_QUEUE, "jobDefinition": "durable-job-def"}, "a" * 32)
+    submit_once(client, request, "a" * 32, PollPolicy(interval=0.1), log=BaseOperator(task_id="t").log)
 
+    assert aws.proxy.calls["batch:ListJobs"] == 1
+    assert aws.proxy.calls["batch:SubmitJob"] == 2
     assert len(jobs(aws)) == 2
 
 

@@ -3,7 +3,7 @@ proxy) runs the tasks.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a task whose container exits 1
 in moto, never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``ecs-client-token`` (moto ignores the token),
+(``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``): ``ecs-client-token`` (moto ignores the token),
 ``ecs-task-life-cycle`` (moto's containers never stop) and ``ecs-describe-missing``.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
-from durable_jobs.emulators.aws_moto import ECS_MODEL, MOTO_GAPS
-from durable_jobs.hooks.aws_base import KEY_TAG
-from durable_jobs.hooks.aws_ecs import EcsJobClient
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.base import KEY_TAG
+from durable_jobs.providers.amazon.aws.clients.ecs import EcsJobClient
+from durable_jobs.testing.emulators.aws_env import ECS_CLUSTER, ECS_TASK_DEFINITION
+from durable_jobs.testing.emulators.aws_moto import ECS_MODEL, MOTO_GAPS
 
 from . import driver, store
 

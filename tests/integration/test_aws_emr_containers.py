@@ -3,7 +3,7 @@ proxy) runs the job runs.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a job driver marked ``fail``,
 never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``emr-containers-client-token`` (moto ignores the token),
+(``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``): ``emr-containers-client-token`` (moto ignores the token),
 ``emr-containers-life-cycle`` (moto's runs never leave RUNNING), ``emr-containers-created-at``.
 """
 
@@ -14,11 +14,11 @@ import threading
 
 import pytest
 
-from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL, ROLE_ARN
-from durable_jobs.emulators.aws_moto import EMR_CONTAINERS_MODEL, MOTO_GAPS
-from durable_jobs.hooks.aws_emr_containers import EmrContainersJobClient
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core.status import JobPhase
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.amazon.aws.clients.emr_containers import EmrContainersJobClient
+from durable_jobs.testing.emulators.aws_env import EMR_RELEASE_LABEL, ROLE_ARN
+from durable_jobs.testing.emulators.aws_moto import EMR_CONTAINERS_MODEL, MOTO_GAPS
 
 from . import driver, store
 from .test_aws_kill import TI, FakeTI, Supervisor, run_then_cancel
@@ -201,7 +201,7 @@ def test_real_retry_reconnects_to_the_running_run(aws, dags):
 
 def test_max_polling_attempts_fails_the_try_with_the_official_message(aws, dags, capfd):
     """The bound fails the try as upstream's does, leaving the run going: the retry reconnects to it (no
-    second StartJobRun). The last try's failure cancels it (durable_jobs.orphans; upstream leaves it)."""
+    second StartJobRun). The last try's failure cancels it (durable_jobs.core.orphans; upstream leaves it)."""
     aws.moto.hold(EMR_CONTAINERS_MODEL)
     dr = driver.start(dags.emr_poll_limit)
     driver.drive(dags.emr_poll_limit, dr, max_tries=1)
@@ -244,7 +244,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_run(aws, monkeypatch, state, c
 def test_user_kill_of_a_polling_sync_task_cancels_the_run(aws, monkeypatch, state, cancelled):
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.operators.aws import EmrContainerOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
     supervisor = Supervisor(state)
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)

@@ -1,6 +1,6 @@
 """EMR Serverless end to end: Airflow runs the DAGs, moto (server mode, behind our fault proxy) runs the job runs.
 
-moto gaps (``durable_jobs.emulators.aws_moto.MOTO_GAPS``) covered by our rule layer rather than skipped:
+moto gaps (``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``) covered by our rule layer rather than skipped:
 ``emr-serverless-client-token`` (moto ignores clientToken), ``emr-serverless-state-machine`` (moto's runs
 are born SUCCESS) and ``emr-serverless-created-at`` (moto truncates createdAt to the day).
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_env import ROLE_ARN
-from durable_jobs.emulators.aws_moto import MOTO_GAPS
-from durable_jobs.hooks.aws_base import KEY_TAG
-from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
+from durable_jobs.providers.amazon.aws.clients.base import KEY_TAG
+from durable_jobs.providers.amazon.aws.clients.emr_serverless import EmrServerlessJobClient
+from durable_jobs.testing.emulators.aws_env import ROLE_ARN
+from durable_jobs.testing.emulators.aws_moto import MOTO_GAPS
 
 from . import driver, store
 
@@ -108,7 +108,7 @@ def test_lost_start_reply_gives_one_run(aws, dags, dag_name):
 
 def test_find_after_a_crash_inside_the_window(aws):
     client = EmrServerlessJobClient(application_id=aws.application_id)
-    from durable_jobs.hooks.aws_base import utcnow
+    from durable_jobs.providers.amazon.aws.clients.base import utcnow
 
     since = utcnow()
     job_id = client.submit(request(aws), "c" * 32)

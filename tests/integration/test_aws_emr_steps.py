@@ -3,7 +3,7 @@ proxy) runs the cluster's steps.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a step whose arguments hold the
 emulator's ``fail`` marker, never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``emr-step-life-cycle`` (moto's steps never end),
+(``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``): ``emr-step-life-cycle`` (moto's steps never end),
 ``emr-cancel-steps`` (moto has no CancelSteps), ``emr-list-steps-step-ids-limit`` and ``emr-step-execution-role``.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_moto import EMR_STEP_MODEL, MOTO_GAPS
-from durable_jobs.hooks.aws_emr_steps import EmrStepsJobClient, key_of_name, make_job_id
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.emr_steps import EmrStepsJobClient, key_of_name, make_job_id
+from durable_jobs.testing.emulators.aws_moto import EMR_STEP_MODEL, MOTO_GAPS
 
 from . import driver, store
 

@@ -1,16 +1,16 @@
 """AWS Glue end to end: Airflow runs the DAGs, moto (server mode, behind our fault proxy) runs the job runs.
 
 moto gap relied on: ``glue-batch-stop-job-run`` (moto has no BatchStopJobRun; see
-``durable_jobs.emulators.aws_moto.MOTO_GAPS``), used by the kill tests in ``test_aws_kill.py``.
+``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``), used by the kill tests in ``test_aws_kill.py``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_env import CONSISTENCY_ENV
-from durable_jobs.hooks.aws_base import DEFAULT_CONSISTENCY_SECONDS
-from durable_jobs.hooks.aws_glue import KEY_ARGUMENT
+from durable_jobs.providers.amazon.aws.clients.base import DEFAULT_CONSISTENCY_SECONDS
+from durable_jobs.providers.amazon.aws.clients.glue import KEY_ARGUMENT
+from durable_jobs.testing.emulators.aws_env import CONSISTENCY_ENV
 
 from . import driver, store
 

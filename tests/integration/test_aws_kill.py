@@ -4,8 +4,10 @@ Airflow's ``TriggerRunner.run_trigger`` runs our ``JobTrigger`` (polling moto th
 ``cancel_triggers`` cancels it with the user-action message, as the triggerer does when a user
 marks the deferred task failed or clears it, and ``run_trigger`` then calls ``JobTrigger.on_kill``.
 Whether the kill came from a user is read from Airflow (``GetTaskStates`` over the supervisor
-comms); a stand-in supervisor answers with the task's state as a user action left it ("failed")
-or as a trigger move leaves it ("deferred"). The full-process version is in the crash suite.
+comms) when the trigger cannot vouch that its triggerer never stood still, as here; a stand-in
+supervisor answers with the task's state as a user action left it ("failed") or as a trigger move
+leaves it ("deferred"). The kill without asking, and the stall that makes a trigger ask, are in
+``tests/unit/test_job_trigger.py``; the full-process version is in the crash suite.
 
 The synchronous path is shown on Athena: the operator polls in one thread while ``on_kill`` runs in
 another, as the Task SDK calls it when the supervisor forwards a signal to the task process.
@@ -19,21 +21,23 @@ from types import SimpleNamespace
 
 import pytest
 
-from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
-from durable_jobs.exceptions import VendorAuthError
-from durable_jobs.hooks.aws_athena import AthenaJobClient
-from durable_jobs.hooks.aws_batch import BatchJobClient
-from durable_jobs.hooks.aws_emr_serverless import EmrServerlessJobClient
-from durable_jobs.hooks.aws_glue import GlueJobClient
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core.exceptions import VendorAuthError
+from durable_jobs.core.status import JobPhase
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.amazon.aws.clients.athena import AthenaJobClient
+from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
+from durable_jobs.providers.amazon.aws.clients.emr_serverless import EmrServerlessJobClient
+from durable_jobs.providers.amazon.aws.clients.glue import GlueJobClient
+from durable_jobs.testing.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE, ROLE_ARN
 
 TI = SimpleNamespace(id="01a2", dag_id="d", task_id="run", run_id="manual__1", try_number=1, map_index=-1,
                      context_carrier=None)
 
 
 class Supervisor:
-    """Answers the Task SDK's GetTaskStates the way the API server would for ``state``."""
+    """Answers the Task SDK's GetTaskStates the way the API server would for ``state`` (``send`` from a worker,
+    ``asend`` from a trigger). It shows no table of pending requests, so a trigger's pulse cannot vouch that
+    its triggerer never stood still, and the trigger asks: these tests are about what the answer decides."""
 
     def __init__(self, state: str):
         self.state = state
@@ -46,6 +50,9 @@ class Supervisor:
             return ErrorResponse(error="not_found", detail={"message": type(msg).__name__})
         self.asked += 1
         return TaskStatesResult(task_states={TI.run_id: {TI.task_id: self.state}})
+
+    async def asend(self, msg):
+        return self.send(msg)
 
 
 def start_job(aws, service: str):
@@ -126,7 +133,7 @@ class FakeTI(SimpleNamespace):
 def test_user_kill_of_a_polling_sync_task_cancels_the_query(aws, monkeypatch, state, cancelled):
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.operators.aws import AthenaOperator
+    from durable_jobs.providers.amazon.aws.operators.athena import AthenaOperator
 
     supervisor = Supervisor(state)
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
@@ -202,7 +209,7 @@ def test_a_kill_after_the_trigger_fired_leaves_the_job_to_the_resumed_task(aws, 
 
 
 def _batch_operator(**kwargs):
-    from durable_jobs.operators.aws import BatchOperator
+    from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
 
     return BatchOperator(task_id=TI.task_id, job_name="k", job_queue=JOB_QUEUE, job_definition=JOB_DEFINITION,
                          durable=False, **kwargs)

@@ -3,7 +3,7 @@ our fault proxy) runs the statements.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a statement whose SQL holds the
 emulator's ``fail()`` marker, never from patching our code. moto gaps covered by our rule layer rather than
-skipped (``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``redshift-data-client-token`` (moto ignores the token),
+skipped (``aws_moto.MOTO_GAPS``): ``redshift-data-client-token`` (moto ignores the token),
 ``redshift-data-life-cycle`` (moto's statements never end), ``redshift-data-batch-execute-statement`` and
 ``redshift-data-sessions``.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_moto import MOTO_GAPS, REDSHIFT_DATA_MODEL
-from durable_jobs.hooks.aws_redshift_data import RedshiftDataJobClient
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.redshift_data import RedshiftDataJobClient
+from durable_jobs.testing.emulators.aws_moto import MOTO_GAPS, REDSHIFT_DATA_MODEL
 
 from . import driver, store
 

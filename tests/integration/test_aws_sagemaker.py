@@ -3,17 +3,17 @@ behind our fault proxy) runs the jobs.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from a job whose name holds the
 emulator's ``fail`` marker, never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``sagemaker-job-name-unique`` (moto overwrites a job of the same
-name), ``sagemaker-life-cycle`` (moto's jobs are Completed at once) and ``sagemaker-stop-job``.
+(``aws_moto.MOTO_GAPS``): ``sagemaker-job-name-unique`` (moto overwrites a job of the same name),
+``sagemaker-life-cycle`` (moto's jobs are Completed at once) and ``sagemaker-stop-job``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.aws_moto import MOTO_GAPS, SAGEMAKER_MODEL
-from durable_jobs.hooks.aws_sagemaker import SageMakerJobClient
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.sagemaker import SageMakerJobClient
+from durable_jobs.testing.emulators.aws_moto import MOTO_GAPS, SAGEMAKER_MODEL
 
 from . import driver, store
 

@@ -3,7 +3,7 @@ executions.
 
 Every failure comes from the proxy (an AWS-shaped error, a lost reply) or from an execution that fails in
 moto, never from patching our code. moto gaps covered by our rule layer rather than skipped
-(``durable_jobs.emulators.aws_moto.MOTO_GAPS``): ``stepfunctions-life-cycle`` (moto's executions never
+(``durable_jobs.testing.emulators.aws_moto.MOTO_GAPS``): ``stepfunctions-life-cycle`` (moto's executions never
 end), ``stepfunctions-redrive`` (moto has no RedriveExecution). The name's idempotency is moto's own
 (``stepfunctions-name-idempotency``).
 """
@@ -15,15 +15,15 @@ import json
 
 import pytest
 
-from durable_jobs.emulators.aws_env import STATE_MACHINE_ARN
-from durable_jobs.emulators.aws_moto import MOTO_GAPS
-from durable_jobs.hooks.aws_stepfunctions import (
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.stepfunctions import (
     MAX_NAME_LENGTH,
     RESEND,
     StepFunctionsJobClient,
     execution_arn_for,
 )
-from durable_jobs.hooks.base import JobPhase
+from durable_jobs.testing.emulators.aws_env import STATE_MACHINE_ARN
+from durable_jobs.testing.emulators.aws_moto import MOTO_GAPS
 
 from . import driver, store
 

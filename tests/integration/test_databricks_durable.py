@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from durable_jobs.exceptions import CheckpointError
+from durable_jobs.core.exceptions import CheckpointError
 
 from . import driver, store
 
@@ -103,7 +103,7 @@ def test_deferrable_success_defers_after_checkpoint(emu, dags):
     [run] = submissions(emu)
     assert store.record(dr)["status"] == "SUCCEEDED"
     pushed = xcoms(dr)
-    # the official XComs, and a copy of the record for the failure callback (durable_jobs/orphans.py)
+    # the official XComs, and a copy of the record for the failure callback (durable_jobs/core/orphans.py)
     assert set(pushed) == {"job_id", "run_id", "run_page_url", store.RECORD_KEY}
     # the copy is the record as it stood once the run was known (its outcome needs no copy)
     assert pushed[store.RECORD_KEY] == {k: v for k, v in store.record(dr).items() if k != "status"}
@@ -387,7 +387,7 @@ def test_record_pinned_to_never_expire(emu, dags):
 
 
 def test_bad_record_error_names_the_key():
-    from durable_jobs.operators.checkpoint import parse_record
+    from durable_jobs.core.checkpoint import parse_record
 
     with pytest.raises(CheckpointError, match="databricks_run_id_durable"):
         parse_record({"v": 1}, key="databricks_run_id_durable")

@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.testing.emulators.databricks import DatabricksEmulator
 
 from . import driver
 
@@ -41,7 +41,7 @@ def emulator(monkeypatch):
 @pytest.fixture
 def aws_secret_conn(aws, monkeypatch):
     """aws_default, through the fault proxy, with secret-looking credentials (moto takes any)."""
-    from durable_jobs.emulators.aws_env import REGION
+    from durable_jobs.testing.emulators.aws_env import REGION
 
     conn = {"conn_type": "aws", "login": AWS_KEY_ID, "password": AWS_SECRET,
             "extra": {"region_name": REGION, "endpoint_url": aws.proxy.url}}

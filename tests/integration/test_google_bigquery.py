@@ -4,7 +4,7 @@ ledger counts every insert request and every job *created*.
 
 Every failure comes from the emulator (an injected status, a lost reply, a job that fails), never from
 patching our code. What is redirected: ``BIGQUERY_EMULATOR_HOST`` (read by both client libraries; gcloud-aio
-is taught to take a URL, ``durable_jobs.emulators.bigquery.route_aio``) and an anonymous connection.
+is taught to take a URL, ``durable_jobs.testing.emulators.bigquery.route_aio``) and an anonymous connection.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import re
 
 import pytest
 
-from durable_jobs.exceptions import DurableJobConfigError
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.hooks.google_bigquery import BigQueryJobClient, check_user_job_id, job_id_for
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.exceptions import DurableJobConfigError
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.google.cloud.clients.bigquery import BigQueryJobClient, check_user_job_id, job_id_for
 
 from . import driver, store
 
@@ -32,7 +32,7 @@ def dags():
 
 @pytest.fixture
 def bq(monkeypatch):
-    from durable_jobs.emulators.bigquery import BigQueryEmulator
+    from durable_jobs.testing.emulators.bigquery import BigQueryEmulator
 
     emulator = BigQueryEmulator().start()
     try:
@@ -231,7 +231,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(bq, monkeypatch, state, ca
     cancels through gcloud-aio (the official trigger's client) only for a user's kill."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -261,8 +261,7 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(bq, monkeypatch, state
 
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.operators.google import BigQueryInsertJobOperator
-    from durable_jobs.operators.google.bigquery import BigQueryJobError
+    from durable_jobs.providers.google.cloud.operators.bigquery import BigQueryInsertJobOperator, BigQueryJobError
 
     from .test_aws_kill import TI, FakeTI, Supervisor
 

@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from google.cloud.batch_v1 import JobStatus
 
-from durable_jobs.emulators.cloud_batch import PROJECT, REGION, CloudBatchEmulator
-from durable_jobs.hooks.google_cloud_batch import CloudBatchJobClient, job_id
+from durable_jobs.providers.google.cloud.clients.cloud_batch import CloudBatchJobClient, job_id
+from durable_jobs.testing.emulators.cloud_batch import PROJECT, REGION, CloudBatchEmulator
 
 from . import driver, store
 
@@ -133,7 +133,7 @@ def test_job_id_rules():
 
 
 def test_bad_arguments_fail_at_parse_time():
-    from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+    from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator
 
     with pytest.raises(ValueError, match="region is required"):
         CloudBatchSubmitJobOperator(task_id="x", project_id=PROJECT, region="", job_name="j", job={})
@@ -147,7 +147,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(cb, monkeypatch, state, ca
     """Our JobTrigger polls GetJob through the official async client; a user's kill cancels the job."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -189,7 +189,7 @@ def test_the_surface_is_the_official_one():
 
     from airflow.providers.google.cloud.operators import cloud_batch as official
 
-    from durable_jobs.operators.google import CloudBatchSubmitJobOperator as Ours
+    from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator as Ours
 
     theirs = official.CloudBatchSubmitJobOperator
     mine, upstream = inspect.signature(Ours.__init__).parameters, inspect.signature(theirs.__init__).parameters

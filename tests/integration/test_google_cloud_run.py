@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from durable_jobs.emulators.cloud_run import PROJECT, REGION, CloudRunEmulator
-from durable_jobs.hooks.google_cloud_run import KEY_ENV, CloudRunJobClient, with_key
+from durable_jobs.providers.google.cloud.clients.cloud_run import KEY_ENV, CloudRunJobClient, with_key
+from durable_jobs.testing.emulators.cloud_run import PROJECT, REGION, CloudRunEmulator
 
 from . import driver, store
 
@@ -152,7 +152,7 @@ def test_the_key_merges_into_the_users_overrides():
 
 
 def test_bad_arguments_fail_at_parse_time():
-    from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+    from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
 
     with pytest.raises(ValueError, match="region is required"):
         CloudRunExecuteJobOperator(task_id="x", project_id=PROJECT, region="", job_name="j")
@@ -165,7 +165,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_execution(cr, monkeypatch, sta
     """Our JobTrigger polls GetExecution through the async client; a user's kill cancels the execution."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -211,7 +211,7 @@ def test_the_surface_is_the_official_one():
 
     from airflow.providers.google.cloud.operators import cloud_run as official
 
-    from durable_jobs.operators.google import CloudRunExecuteJobOperator as Ours
+    from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator as Ours
 
     theirs = official.CloudRunExecuteJobOperator
     mine, upstream = inspect.signature(Ours.__init__).parameters, inspect.signature(theirs.__init__).parameters
@@ -229,8 +229,8 @@ def test_switching_imports_while_deferred_takes_the_other_sides_event(cr):
     from airflow.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator as Official
     from airflow.providers.google.cloud.triggers.cloud_run import RunJobStatus
 
-    from durable_jobs.hooks.base import JobPhase, JobStatus
-    from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+    from durable_jobs.core.status import JobPhase, JobStatus
+    from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
 
     ours = CloudRunExecuteJobOperator(task_id="t", project_id=PROJECT, region=REGION, job_name="daily")
     failed = {"status": RunJobStatus.FAIL.value, "operation_error_code": 9, "operation_error_message": "boom",
@@ -256,9 +256,9 @@ def test_a_failed_lookup_after_an_ambiguous_submit_is_never_read_as_no_execution
     saying the execution may exist (still one execution: the next try finds it)."""
     from airflow.sdk import BaseOperator
 
-    from durable_jobs.exceptions import JobSubmitError
-    from durable_jobs.polling import PollPolicy
-    from durable_jobs.resend import submit_once
+    from durable_jobs.core.exceptions import JobSubmitError
+    from durable_jobs.core.polling import PollPolicy
+    from durable_jobs.core.resend import submit_once
 
     client = CloudRunJobClient(region=REGION, project_id=PROJECT, job_name="daily", consistency_seconds=0.2)
     cr.inject("RunJob", "UNAVAILABLE", after=True)

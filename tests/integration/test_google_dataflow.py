@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("airflow.providers.apache.beam.hooks.beam",
                     reason="the official Dataflow hook needs apache-airflow-providers-apache-beam")
 
-from durable_jobs.emulators.dataflow import PROJECT, REGION, DataflowEmulator  # noqa: E402
-from durable_jobs.hooks.base import JobPhase  # noqa: E402
-from durable_jobs.hooks.google_dataflow import DataflowJobClient, job_name  # noqa: E402
+from durable_jobs.core.status import JobPhase  # noqa: E402
+from durable_jobs.providers.google.cloud.clients.dataflow import DataflowJobClient, job_name  # noqa: E402
+from durable_jobs.testing.emulators.dataflow import PROJECT, REGION, DataflowEmulator  # noqa: E402
 
 from . import driver, store  # noqa: E402
 
@@ -179,7 +179,7 @@ def test_the_surface_is_the_official_one():
 
     from airflow.providers.google.cloud.operators import dataflow as official
 
-    from durable_jobs.operators.google import dataflow as ours
+    from durable_jobs.providers.google.cloud.operators import dataflow as ours
 
     for name in ("DataflowTemplatedJobStartOperator", "DataflowStartFlexTemplateOperator"):
         mine, theirs = getattr(ours, name), getattr(official, name)
@@ -198,7 +198,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(df, monkeypatch, state, ca
     the trigger to another triggerer (still deferred) leaves it running."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 

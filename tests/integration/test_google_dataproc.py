@@ -12,9 +12,9 @@ import asyncio
 
 import pytest
 
-from durable_jobs.emulators.dataproc import PROJECT, REGION, DataprocEmulator
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.hooks.google_dataproc import DataprocJobClient, job_reference_id, request_id
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.google.cloud.clients.dataproc import DataprocJobClient, job_reference_id, request_id
+from durable_jobs.testing.emulators.dataproc import PROJECT, REGION, DataprocEmulator
 
 from . import driver, store
 
@@ -200,7 +200,7 @@ def test_key_formats_follow_dataproc_rules():
 
 
 def test_bad_input_names_the_argument(dags):
-    from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+    from durable_jobs.providers.google.cloud.operators.dataproc import DataprocSubmitJobOperator
 
     with pytest.raises(ValueError, match="region"):
         DataprocSubmitJobOperator(task_id="x", job={}, region="")
@@ -215,7 +215,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(dp, monkeypatch, state, ca
     its on_kill asks Airflow who killed it."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -235,7 +235,7 @@ def test_user_kill_of_a_deferred_task_cancels_the_job(dp, monkeypatch, state, ca
     assert supervisor.asked == 1 and dp.calls["GetJob"] >= 2  # the trigger polled through the async client
     cancels = [e for e in dp.ledger() if e["op"] == "CancelJob"]
     if cancelled:
-        assert cancels == [{"op": "CancelJob", "id": job_id}]
+        assert [(e["op"], e["id"]) for e in cancels] == [("CancelJob", job_id)]
         assert dp.job_states()[job_id] in ("CANCEL_PENDING", "CANCELLED")
     else:
         assert cancels == [] and dp.job_states()[job_id] == "RUNNING"  # a move: left running
@@ -247,7 +247,7 @@ def test_user_kill_landing_inside_a_grpc_call_still_cancels_the_job(dp, monkeypa
     emulator (the trigger awaiting the call), the window a loaded machine hit at random."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -268,7 +268,7 @@ def test_user_kill_landing_inside_a_grpc_call_still_cancels_the_job(dp, monkeypa
         dp.release(abandon=True)
 
     assert supervisor.asked == 1, "on_kill never ran: the user's cancel lost its message inside the gRPC call"
-    assert [e for e in dp.ledger() if e["op"] == "CancelJob"] == [{"op": "CancelJob", "id": job_id}]
+    assert [(e["op"], e["id"]) for e in dp.ledger() if e["op"] == "CancelJob"] == [("CancelJob", job_id)]
 
 
 @pytest.mark.parametrize(("state", "cancelled"), [("failed", True), ("running", False)])
@@ -277,7 +277,7 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_job(dp, monkeypatch, state
 
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.operators.google.dataproc import DataprocJobError, DataprocSubmitJobOperator
+    from durable_jobs.providers.google.cloud.operators.dataproc import DataprocJobError, DataprocSubmitJobOperator
 
     from .test_aws_kill import TI, FakeTI, Supervisor
 

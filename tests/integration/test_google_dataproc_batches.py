@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.emulators.dataproc import DataprocEmulator
-from durable_jobs.hooks.google_dataproc import batch_id
+from durable_jobs.providers.google.cloud.clients.dataproc import batch_id
+from durable_jobs.testing.emulators.dataproc import DataprocEmulator
 
 from . import driver, store
 
@@ -104,9 +104,9 @@ def test_user_kill_of_a_deferred_task_cancels_the_batch(dp, monkeypatch, state, 
 
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.emulators.dataproc import PROJECT, REGION
-    from durable_jobs.hooks.google_dataproc import DataprocBatchClient
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
+    from durable_jobs.providers.google.cloud.clients.dataproc import DataprocBatchClient
+    from durable_jobs.testing.emulators.dataproc import PROJECT, REGION
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 

@@ -123,11 +123,21 @@ def test_reconcile_finds_exactly_the_orphans_and_cancels_them(databricks_conn_en
     orphan_run = store.record(orphaned)["id"]
     capsys.readouterr()  # what the runs printed
 
-    assert main(["--format", "json"]) == 1
-    [finding] = [f for f in json.loads(capsys.readouterr().out) if f["dag_id"].startswith("orphan_")]
+    assert main(["--format", "json", "--since", "1h"]) == 1
+    said = capsys.readouterr()
+    [finding] = [f for f in json.loads(said.out) if f["dag_id"].startswith("orphan_")]
     assert (finding["dag_id"], finding["job_id"], finding["verdict"]) == ("orphan_never", orphan_run, "orphan")
     assert finding["vendor"] == "Databricks" and finding["ti_state"] == "failed"
+    assert "Checked " in said.err  # stdout is the JSON alone
     cancels_before = len(emu.ledger()["cancels"])
+
+    assert main(["--dag-id", "orphan_never", "--run-id", orphaned.run_id]) == 1
+    assert capsys.readouterr().out.startswith(
+        "Checked 1 durable-jobs record(s); asked the vendor about 1 job(s) of finished task instances.\n"
+        "1 job(s) for finished task instances:\n  orphan ")
+    assert main(["--dag-id", "orphan_never", "--since", "2999-01-01"]) == 0  # written before then: out of scope
+    assert capsys.readouterr().out == ("Checked 0 durable-jobs record(s); asked the vendor about 0 job(s) of finished "
+                                       "task instances.\nNo external job is running for a finished task instance.\n")
 
     assert main(["--dag-id", "orphan_never", "--cancel"]) == 0
     assert "cancelled" in capsys.readouterr().out

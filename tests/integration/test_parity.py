@@ -5,7 +5,7 @@ The only differences allowed are the two documented keyword arguments durable-jo
 (``cancel_on_kill``, ``fresh_on_clear``) where the official operator lacks them, ``durable`` where it is not
 resumable, and
 one XCom: a copy of the checkpoint record under its own key (``<external_id_key>_durable``), which the
-failure callback reads when Airflow fails a killed task for good (durable_jobs/orphans.py).
+failure callback reads when Airflow fails a killed task for good (durable_jobs/core/orphans.py).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from airflow.providers.amazon.aws.operators import athena as official_athena
 from airflow.providers.databricks.operators import databricks as official
 from airflow.providers.snowflake.operators import snowflake as official_snowflake
 
-from durable_jobs.operators import aws as durable_aws
-from durable_jobs.operators import databricks as durable
-from durable_jobs.operators import snowflake as durable_snowflake
+from durable_jobs.providers.amazon.aws.operators import athena as durable_aws_athena
+from durable_jobs.providers.databricks.operators import databricks as durable
+from durable_jobs.providers.snowflake.operators import snowflake as durable_snowflake
 
 from . import driver
 
 PAIRS = [
     (durable.DatabricksSubmitRunOperator, official.DatabricksSubmitRunOperator),
     (durable.DatabricksRunNowOperator, official.DatabricksRunNowOperator),
-    (durable_aws.AthenaOperator, official_athena.AthenaOperator),
+    (durable_aws_athena.AthenaOperator, official_athena.AthenaOperator),
     (durable_snowflake.SnowflakeSqlApiOperator, official_snowflake.SnowflakeSqlApiOperator),
     (durable_snowflake.SnowflakeNotebookOperator, official_snowflake.SnowflakeNotebookOperator),
     (durable.DatabricksNotebookOperator, official.DatabricksNotebookOperator),
@@ -64,7 +64,7 @@ def test_extra_links_match(ours, theirs):
 
 
 def test_mixin_comes_first_in_the_bases():
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
 
     for ours, _ in PAIRS:
         mro = ours.__mro__

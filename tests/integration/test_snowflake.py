@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.hooks.snowflake_sql_api import SnowflakeSqlApiJobClient, request_id
-from durable_jobs.operators.checkpoint import new_nonce
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.snowflake.clients.snowflake_sql_api import SnowflakeSqlApiJobClient, request_id
 
 from . import driver, store
 
@@ -284,7 +284,7 @@ def test_user_kill_of_a_deferred_task_cancels_every_handle(sf, monkeypatch, stat
     """The triggerer's own ``cancel_triggers`` ends our JobTrigger; its on_kill asks Airflow who killed it."""
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
 
     from .test_aws_kill import TI, Supervisor, run_then_cancel
 
@@ -316,7 +316,7 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_statements(sf, monkeypatch
 
     from airflow.sdk.execution_time import task_runner
 
-    from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator, SnowflakeStatementError
+    from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator, SnowflakeStatementError
 
     from .test_aws_kill import TI, FakeTI, Supervisor
 
@@ -366,7 +366,7 @@ def first_event(trigger) -> dict:
 def test_a_task_deferred_by_the_official_operator_resumes_with_ours(sf):
     from airflow.providers.snowflake.triggers.snowflake_trigger import SnowflakeSqlApiTrigger
 
-    from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
+    from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator
 
     from .test_aws_kill import TI, FakeTI
 
@@ -390,8 +390,8 @@ def test_a_task_deferred_by_the_official_operator_resumes_with_ours(sf):
 def test_a_task_deferred_by_ours_resumes_with_the_official_operator(sf):
     from airflow.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator as Official
 
-    from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
-    from durable_jobs.triggers.job import JobTrigger
+    from durable_jobs.core.trigger import JobTrigger
+    from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator
 
     sf.configure(run_seconds=0.3)
     ours = SnowflakeSqlApiOperator(task_id="run", sql="SELECT 1", statement_count=1, deferrable=True)
@@ -412,8 +412,8 @@ def test_the_official_operator_reads_our_failed_event_as_a_failure(sf):
     raises only on ``status: "error"``, which our event carries for it (ours reads ``durable_status``)."""
     from airflow.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator as Official
 
-    from durable_jobs.operators.snowflake import SnowflakeSqlApiOperator
-    from durable_jobs.triggers.job import EVENT_FAILED, JobTrigger
+    from durable_jobs.core.trigger import EVENT_FAILED, JobTrigger
+    from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator
 
     ours = SnowflakeSqlApiOperator(task_id="run", sql="SELECT fail", statement_count=1, deferrable=True)
     client = ours.job_client

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from airflow.providers.common.compat.sdk import TaskDeferred
 
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.operators import databricks
-from durable_jobs.operators.checkpoint import STATUS_SUCCEEDED, CheckpointRecord, new_nonce
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core.checkpoint import STATUS_SUCCEEDED, CheckpointRecord, new_nonce
+from durable_jobs.core.status import JobPhase
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.databricks.operators import databricks
 from tests.integration.test_switching_imports import DBX, TASKS, our_trigger_event, wait_for
 
 

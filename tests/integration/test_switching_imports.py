@@ -18,12 +18,14 @@ from airflow.providers.common.compat.sdk import AirflowException, TaskDeferred
 from airflow.providers.databricks.hooks.databricks import RunState
 from airflow.providers.databricks.operators import databricks as official_dbx
 
-from durable_jobs.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.operators import aws as durable_aws
-from durable_jobs.operators import databricks
-from durable_jobs.operators.checkpoint import new_nonce
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.status import JobPhase
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.amazon.aws.operators import athena as ours_athena
+from durable_jobs.providers.amazon.aws.operators import batch as ours_batch
+from durable_jobs.providers.amazon.aws.operators import emr as ours_emr
+from durable_jobs.providers.databricks.operators import databricks
+from durable_jobs.testing.emulators.aws_env import ATHENA_WORKGROUP, JOB_DEFINITION, JOB_QUEUE
 
 TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]
 DBX = dict(tasks=TASKS, polling_period_seconds=0.1, databricks_retry_limit=2, databricks_retry_delay=0.01,
@@ -81,7 +83,7 @@ def test_ours_keeps_watching_a_run_the_official_operator_left_running(databricks
 
 
 def test_ours_takes_the_official_aws_events(aws):
-    athena = durable_aws.AthenaOperator(task_id="a", query="SELECT 1", workgroup=ATHENA_WORKGROUP, sleep_time=0.1,
+    athena = ours_athena.AthenaOperator(task_id="a", query="SELECT 1", workgroup=ATHENA_WORKGROUP, sleep_time=0.1,
                                 deferrable=True)
     query = athena.job_client.submit({"QueryString": "SELECT 1", "WorkGroup": ATHENA_WORKGROUP},
                                      athena.job_client.format_key(new_nonce()))
@@ -111,7 +113,7 @@ def test_the_official_operator_reads_our_failed_event_as_a_failure(databricks_co
 
 
 def test_the_official_aws_operators_take_our_triggers_events(aws):
-    batch = durable_aws.BatchOperator(task_id="b", job_name="switch", job_queue=JOB_QUEUE,
+    batch = ours_batch.BatchOperator(task_id="b", job_name="switch", job_queue=JOB_QUEUE,
                                       job_definition=JOB_DEFINITION, poll_interval=0.1, deferrable=True)
     job = batch.job_client.submit({"jobName": "switch", "jobQueue": JOB_QUEUE, "jobDefinition": JOB_DEFINITION},
                                   batch.job_client.format_key(new_nonce()))
@@ -120,7 +122,7 @@ def test_the_official_aws_operators_take_our_triggers_events(aws):
                                             job_definition=JOB_DEFINITION, deferrable=True)
     assert official.execute_complete({}, event) == job
 
-    athena = durable_aws.AthenaOperator(task_id="a", query="SELECT 2", workgroup=ATHENA_WORKGROUP, sleep_time=0.1,
+    athena = ours_athena.AthenaOperator(task_id="a", query="SELECT 2", workgroup=ATHENA_WORKGROUP, sleep_time=0.1,
                                 deferrable=True)
     query = athena.job_client.submit({"QueryString": "SELECT 2", "WorkGroup": ATHENA_WORKGROUP},
                                      athena.job_client.format_key(new_nonce()))
@@ -137,17 +139,17 @@ def test_resumable_job_methods_answer_in_the_vendors_states(databricks_conn_env,
     assert status == "TERMINATED:SUCCESS" and op.is_job_succeeded(status) and not op.is_job_active(status)
     assert op.is_job_active("RUNNING:None") and not op.is_job_succeeded("RUNNING:None")  # the official format
 
-    athena = durable_aws.AthenaOperator(task_id="a", query="SELECT 3", workgroup=ATHENA_WORKGROUP, sleep_time=0.1)
+    athena = ours_athena.AthenaOperator(task_id="a", query="SELECT 3", workgroup=ATHENA_WORKGROUP, sleep_time=0.1)
     assert athena.is_job_active("RUNNING") and athena.is_job_succeeded("SUCCEEDED")
     assert not athena.is_job_active("FAILED") and not athena.is_job_succeeded("FAILED")
 
 
 def test_the_deferred_wait_honours_the_official_bound(aws):
     """EMR Serverless' ``waiter_max_attempts`` bounds the trigger too: cancel, then fail (as upstream)."""
-    from durable_jobs.emulators.aws_env import ROLE_ARN
+    from durable_jobs.testing.emulators.aws_env import ROLE_ARN
 
     aws.moto.hold()  # the run stays where it is
-    op = durable_aws.EmrServerlessStartJobOperator(
+    op = ours_emr.EmrServerlessStartJobOperator(
         task_id="e", application_id=aws.application_id, execution_role_arn=ROLE_ARN, waiter_delay=1,
         waiter_max_attempts=2, name="bounded", deferrable=True,
         job_driver={"sparkSubmit": {"entryPoint": "s3://durable-bucket/scripts/etl.py"}})

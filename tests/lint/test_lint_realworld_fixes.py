@@ -47,7 +47,7 @@ def test_default_args_reach_the_operator() -> None:
 def test_default_args_through_spread_and_dag_keyword() -> None:
     assert lint("""
         from airflow.sdk import DAG, task
-        from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+        from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
         BASE = {"owner": "data", "retries": 0}
         dag = DAG("d", default_args={**BASE, "depends_on_past": False})

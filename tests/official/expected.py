@@ -98,7 +98,7 @@ DATABRICKS_TRIGGER = Entry(
     "fault policy, a cancel on a user's kill from the triggerer, the record's client), after the same "
     "checkpoint; an official trigger's event is still taken when a task deferred by the official operator "
     "resumes with ours.",
-    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*DatabricksExecutionTrigger\)",
+    match=r"isinstance\(<durable_jobs\.core\.trigger\.JobTrigger .*DatabricksExecutionTrigger\)",
     link=README_DIFFERENCES,
 )
 DATABRICKS_SQL_TRIGGER = Entry(
@@ -106,7 +106,7 @@ DATABRICKS_SQL_TRIGGER = Entry(
     "The test asserts the official `DatabricksSQLStatementExecutionTrigger`. Ours defers to its own `JobTrigger` "
     "(the fault policy, a cancel on a user's kill from the triggerer) after the statement id is checkpointed; an "
     "official trigger's event is still taken when a task deferred by the official operator resumes with ours.",
-    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*DatabricksSQLStatementExecutionTrigger\)",
+    match=r"isinstance\(<durable_jobs\.core\.trigger\.JobTrigger .*DatabricksSQLStatementExecutionTrigger\)",
     link=README_DIFFERENCES,
 )
 DATABRICKS_REPAIR_HANDLER = Entry(
@@ -139,7 +139,7 @@ RECORD_XCOM = Entry(
     "The test counts `ti.xcom_push` calls (`run_id`, `run_page_url`). Ours also copies its record to an XCom of "
     "the same name (`<external_id_key>_durable`; written with the intent and with the id): the DAG processor, "
     "which runs the last-try failure callback that cancels an orphaned job, can read XComs but not "
-    "`task_state_store` (`durable_jobs/orphans.py`).",
+    "`task_state_store` (`durable_jobs/core/orphans.py`).",
     match=r"assert 4 == 2\s+\+\s+where 4 = <MagicMock name='mock\.xcom_push'",
     link=README_DIFFERENCES,
 )
@@ -234,7 +234,7 @@ SNOWFLAKE_TRIGGER = Entry(
     "policy, a cancel on a user's kill from the triggerer, the record's client), after the checkpoint the "
     "official deferrable path does not write; the official trigger's event is still taken when a task "
     "deferred by the official operator resumes with ours.",
-    match=r"isinstance\(<durable_jobs\.triggers\.job\.JobTrigger .*SnowflakeSqlApiTrigger",
+    match=r"isinstance\(<durable_jobs\.core\.trigger\.JobTrigger .*SnowflakeSqlApiTrigger",
     link=SNOWFLAKE_DIFFERENCES,
 )
 SNOWFLAKE_DEFERRABLE_CHECKPOINT = Entry(
@@ -757,8 +757,11 @@ SFN_CLIENT = Entry(
     "The test patches the operator's `StepFunctionHook.start_execution` (returning an ARN, None or ''). Ours "
     "starts the execution with `StartExecution` on its own client, named by the epoch's key "
     "(`<name>-<key>`, docs/aws.md), so the patched method is never called and the call goes to AWS itself, "
-    "which the official test run refuses (no network).",
-    match=r"AWS Step Functions submit under key \S+ failed \d+ times \(Could not connect to the endpoint URL",
+    "which the official test run refuses (no network): a host that does not resolve before anything was sent, "
+    "so the try fails at once as a wrong setup.",
+    match=r"AWS Step Functions submit(?: under idempotency key \S+ failed \(transient: EndpointConnectionError: "
+          r"Could not connect to the endpoint URL|: (?:connection \S+|the SDK's defaults \(no connection id\)) "
+          r"could not reach host)",
 )
 REASONS = (
     *REASONS,

@@ -9,13 +9,24 @@ import botocore.session
 import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError
 
-from durable_jobs.emulators.aws_proxy import operation_of
-from durable_jobs.hooks.aws_athena import ATHENA_STATES, AthenaJobClient, format_request_token
-from durable_jobs.hooks.aws_base import KEY_TAG, is_ambiguous, is_retryable, is_tag_permission_error, merge_tags
-from durable_jobs.hooks.aws_batch import BATCH_STATES, BatchJobClient, job_name_for
-from durable_jobs.hooks.aws_emr_serverless import EMR_SERVERLESS_STATES, EmrServerlessJobClient, format_client_token
-from durable_jobs.hooks.aws_glue import GLUE_STATES, GlueJobClient
-from durable_jobs.hooks.base import JobPhase, load_client
+from durable_jobs.core.client import load_client
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.athena import ATHENA_STATES, AthenaJobClient, format_request_token
+from durable_jobs.providers.amazon.aws.clients.base import (
+    KEY_TAG,
+    is_ambiguous,
+    is_retryable,
+    is_tag_permission_error,
+    merge_tags,
+)
+from durable_jobs.providers.amazon.aws.clients.batch import BATCH_STATES, BatchJobClient, job_name_for
+from durable_jobs.providers.amazon.aws.clients.emr_serverless import (
+    EMR_SERVERLESS_STATES,
+    EmrServerlessJobClient,
+    format_client_token,
+)
+from durable_jobs.providers.amazon.aws.clients.glue import GLUE_STATES, GlueJobClient
+from durable_jobs.testing.emulators.aws_proxy import operation_of
 
 NONCE = "0123456789abcdef0123456789abcdef"
 
@@ -70,7 +81,7 @@ def test_athena_client_request_token_rules(user):
 
 
 def test_athena_batch_status_limit_is_the_documented_one():
-    from durable_jobs.hooks.aws_athena import BATCH_GET_LIMIT
+    from durable_jobs.providers.amazon.aws.clients.athena import BATCH_GET_LIMIT
 
     model = botocore.session.get_session().get_service_model("athena")
     ids = model.operation_model("BatchGetQueryExecution").input_shape.members["QueryExecutionIds"]
@@ -79,8 +90,8 @@ def test_athena_batch_status_limit_is_the_documented_one():
 
 
 def test_aws_faults_are_sorted_for_the_polling_policy():
-    pytest.importorskip("durable_jobs.faults")
-    from durable_jobs.faults import FaultKind
+    pytest.importorskip("durable_jobs.core.faults")
+    from durable_jobs.core.faults import FaultKind
 
     client = AthenaJobClient()
     assert client.classify(_client_error("TooManyRequestsException", 400)).kind is FaultKind.THROTTLED

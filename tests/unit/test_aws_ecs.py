@@ -11,9 +11,9 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from durable_jobs.hooks.aws_ecs import ECS_STATES, MAX_TOKEN_LENGTH, EcsJobClient, task_outcome
-from durable_jobs.hooks.base import load_client
-from durable_jobs.operators.checkpoint import CheckpointRecord
+from durable_jobs.core.checkpoint import CheckpointRecord
+from durable_jobs.core.client import load_client
+from durable_jobs.providers.amazon.aws.clients.ecs import ECS_STATES, MAX_TOKEN_LENGTH, EcsJobClient, task_outcome
 
 ARN = "arn:aws:ecs:us-east-1:123456789012:task/c/0123456789abcdef"
 
@@ -90,8 +90,8 @@ def test_same_arguments_template_fields_renderers_and_links_as_the_official_oper
 
     from airflow.providers.amazon.aws.operators import ecs as official
 
-    from durable_jobs.operators.aws import EcsRunTaskOperator
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
+    from durable_jobs.providers.amazon.aws.operators.ecs import EcsRunTaskOperator
 
     theirs = set(inspect.signature(official.EcsRunTaskOperator.__init__).parameters)
     mine = set(inspect.signature(EcsRunTaskOperator.__init__).parameters)
@@ -113,7 +113,7 @@ def test_a_describe_answers_the_status_its_containers_were_synced_to():
     from moto.ecs.models import ecs_backends
     from moto.moto_api import state_manager
 
-    from durable_jobs.emulators.aws_moto import ECS_MODEL, install_gap_rules, uninstall_gap_rules
+    from durable_jobs.testing.emulators.aws_moto import ECS_MODEL, install_gap_rules, uninstall_gap_rules
 
     install_gap_rules()
     state_manager.set_transition(ECS_MODEL, {"progression": "time", "seconds": 60})

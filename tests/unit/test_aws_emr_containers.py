@@ -10,14 +10,15 @@ import re
 import boto3
 import pytest
 
-from durable_jobs.hooks.aws_emr_containers import (
+from durable_jobs.core.checkpoint import CheckpointRecord
+from durable_jobs.core.client import load_client
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.amazon.aws.clients.emr_containers import (
     EMR_CONTAINERS_STATES,
     MAX_TOKEN_LENGTH,
     EmrContainersJobClient,
     format_client_token,
 )
-from durable_jobs.hooks.base import JobPhase, load_client
-from durable_jobs.operators.checkpoint import CheckpointRecord
 
 ARGS = dict(name="n", virtual_cluster_id="vc", execution_role_arn="arn:aws:iam::123456789012:role/r",
             release_label="emr-7.0.0-latest", job_driver={"sparkSubmitJobDriver": {"entryPoint": "s3://b/x.py"}})
@@ -58,7 +59,7 @@ def test_the_key_fits_start_job_runs_client_token(user_token):
 
 
 def test_a_user_token_is_combined_the_databricks_way():
-    from durable_jobs.hooks.databricks import DatabricksJobClient
+    from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
     nonce = _nonce()
     for token in ("nightly", "y" * 70):
@@ -83,8 +84,8 @@ def test_status_reads_the_failure_reason_as_the_official_hook_joins_it():
 def test_same_arguments_template_fields_and_links_as_the_official_operator():
     from airflow.providers.amazon.aws.operators import emr as official
 
-    from durable_jobs.operators.aws import EmrContainerOperator
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
     theirs = inspect.signature(official.EmrContainerOperator.__init__).parameters
     mine = inspect.signature(EmrContainerOperator.__init__).parameters
@@ -99,14 +100,14 @@ def test_same_arguments_template_fields_and_links_as_the_official_operator():
 @pytest.mark.parametrize(("given", "policy"), [({}, "user"), ({"cancel_on_kill": True}, "user"),
                                                ({"cancel_on_kill": False}, "never")])
 def test_the_official_boolean_cancel_on_kill_maps_to_a_policy(given, policy):
-    from durable_jobs.operators.aws import EmrContainerOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
     op = EmrContainerOperator(task_id="t", **ARGS, **given)
     assert op.cancel_on_kill == policy
 
 
 def test_default_args_reach_durable_and_the_request_is_upstreams():
-    from durable_jobs.operators.aws import EmrContainerOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
     op = EmrContainerOperator(task_id="t", **ARGS, tags={"team": "etl"}, job_retry_max_attempts=2,
                               default_args={"durable": False})

@@ -14,7 +14,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from durable_jobs.hooks.aws_emr_steps import (
+from durable_jobs.core.checkpoint import CheckpointRecord
+from durable_jobs.core.client import load_client
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.amazon.aws.clients.emr_steps import (
     EMR_STEP_STATES,
     MAX_NAME_LENGTH,
     EmrStepsJobClient,
@@ -24,8 +27,6 @@ from durable_jobs.hooks.aws_emr_steps import (
     split_job_id,
     user_name,
 )
-from durable_jobs.hooks.base import JobPhase, JobStatus, load_client
-from durable_jobs.operators.checkpoint import CheckpointRecord
 
 CLUSTER, STEP = "j-1234567890ABC", "s-1234567890ABC"
 
@@ -117,8 +118,8 @@ def test_the_client_is_rebuilt_in_the_triggerer_from_its_kwargs():
 def test_same_arguments_template_fields_renderers_and_links_as_the_official_operator():
     from airflow.providers.amazon.aws.operators import emr as official
 
-    from durable_jobs.operators.aws import EmrAddStepsOperator
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
     theirs = inspect.signature(official.EmrAddStepsOperator.__init__).parameters
     mine = inspect.signature(EmrAddStepsOperator.__init__).parameters
@@ -140,7 +141,7 @@ def test_same_arguments_template_fields_renderers_and_links_as_the_official_oper
 
 def test_the_request_is_upstreams():
     """A string of steps is parsed as upstream parses it; the role travels as ``ExecutionRoleArn``."""
-    from durable_jobs.operators.aws import EmrAddStepsOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
     op = EmrAddStepsOperator(task_id="t", job_flow_id=CLUSTER, steps="[{'Name': 'a', 'HadoopJarStep': {'Jar': 'x'}}]",
                              execution_role_arn="arn:aws:iam::1:role/r", openlineage_inject_parent_job_info=False)
@@ -154,8 +155,8 @@ def test_the_request_is_upstreams():
 def test_a_failed_step_raises_the_official_exceptions():
     from airflow.providers.amazon.aws.exceptions import WaiterTerminalFailure
 
-    from durable_jobs.exceptions import JobFailedError
-    from durable_jobs.operators.aws import EmrAddStepsOperator
+    from durable_jobs.core.exceptions import JobFailedError
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
     job_id = make_job_id(CLUSTER, [STEP])
     status = JobStatus(JobPhase.FAILED, "FAILED", f"step {STEP} FAILED: {{'Reason': 'boom'}}")

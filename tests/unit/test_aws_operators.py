@@ -10,16 +10,19 @@ from airflow.providers.amazon.aws.operators import batch as _batch
 from airflow.providers.amazon.aws.operators import emr as _emr
 from airflow.providers.amazon.aws.operators import glue as _glue
 
-from durable_jobs.hooks.aws_batch import BatchJobClient
-from durable_jobs.operators import aws
-from durable_jobs.operators.base import DurableJobMixin
+from durable_jobs.core.mixin import DurableJobMixin
+from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
+from durable_jobs.providers.amazon.aws.operators import athena as aws_athena
+from durable_jobs.providers.amazon.aws.operators import batch as aws_batch
+from durable_jobs.providers.amazon.aws.operators import emr as aws_emr
+from durable_jobs.providers.amazon.aws.operators import glue as aws_glue
 
 PAIRS = [
-    (aws.BatchOperator, _batch.BatchOperator, dict(job_name="n", job_queue="q", job_definition="d")),
-    (aws.GlueJobOperator, _glue.GlueJobOperator, dict(job_name="g", script_location="s3://b/s.py")),
-    (aws.EmrServerlessStartJobOperator, _emr.EmrServerlessStartJobOperator,
+    (aws_batch.BatchOperator, _batch.BatchOperator, dict(job_name="n", job_queue="q", job_definition="d")),
+    (aws_glue.GlueJobOperator, _glue.GlueJobOperator, dict(job_name="g", script_location="s3://b/s.py")),
+    (aws_emr.EmrServerlessStartJobOperator, _emr.EmrServerlessStartJobOperator,
      dict(application_id="a", execution_role_arn="arn:aws:iam::1:role/r", job_driver={})),
-    (aws.AthenaOperator, _athena.AthenaOperator, dict(query="SELECT 1", output_location="s3://b/r/")),
+    (aws_athena.AthenaOperator, _athena.AthenaOperator, dict(query="SELECT 1", output_location="s3://b/r/")),
 ]
 
 
@@ -42,42 +45,42 @@ def test_operators_build_and_default_args_reach_durable(ours, official, kwargs):
 
 def test_emr_serverless_boolean_cancel_on_kill_maps_to_the_policy():
     kwargs = PAIRS[2][2]
-    assert aws.EmrServerlessStartJobOperator(task_id="a", cancel_on_kill=False, **kwargs).cancel_on_kill == "never"
-    assert aws.EmrServerlessStartJobOperator(task_id="b", cancel_on_kill=True, **kwargs).cancel_on_kill == "user"
-    op = aws.EmrServerlessStartJobOperator(task_id="c", client_request_token="mine", **kwargs)
+    assert aws_emr.EmrServerlessStartJobOperator(task_id="a", cancel_on_kill=False, **kwargs).cancel_on_kill == "never"
+    assert aws_emr.EmrServerlessStartJobOperator(task_id="b", cancel_on_kill=True, **kwargs).cancel_on_kill == "user"
+    op = aws_emr.EmrServerlessStartJobOperator(task_id="c", client_request_token="mine", **kwargs)
     assert op.user_idempotency_token() == "mine"
-    assert aws.EmrServerlessStartJobOperator(task_id="d", **kwargs).user_idempotency_token() is None
+    assert aws_emr.EmrServerlessStartJobOperator(task_id="d", **kwargs).user_idempotency_token() is None
 
 
 def test_wait_and_poll_follow_the_official_arguments():
-    batch = aws.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", poll_interval=7,
+    batch = aws_batch.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", poll_interval=7,
                               deferrable=True, wait_for_completion=False)
     assert batch.wait_for_termination and batch.poll_interval_seconds == 7  # deferrable always waits
-    glue = aws.GlueJobOperator(task_id="g", job_poll_interval=2, waiter_delay=9)
+    glue = aws_glue.GlueJobOperator(task_id="g", job_poll_interval=2, waiter_delay=9)
     assert glue.poll_interval_seconds == 2
-    assert aws.GlueJobOperator(task_id="h", waiter_delay=9, deferrable=True).poll_interval_seconds == 9
-    emr = aws.EmrServerlessStartJobOperator(task_id="e", wait_for_completion=False, **PAIRS[2][2])
+    assert aws_glue.GlueJobOperator(task_id="h", waiter_delay=9, deferrable=True).poll_interval_seconds == 9
+    emr = aws_emr.EmrServerlessStartJobOperator(task_id="e", wait_for_completion=False, **PAIRS[2][2])
     assert not emr.wait_for_termination
 
 
 def test_external_id_keys():
-    assert aws.GlueJobOperator.external_id_key == "glue_job_run_id"  # the official operator's own
-    assert aws.BatchOperator.external_id_key == "batch_job_id"
-    assert aws.EmrServerlessStartJobOperator.external_id_key == "emr_serverless_job_run_id"
-    assert aws.AthenaOperator.external_id_key == "athena_query_execution_id"  # the official one is not resumable
+    assert aws_glue.GlueJobOperator.external_id_key == "glue_job_run_id"  # the official operator's own
+    assert aws_batch.BatchOperator.external_id_key == "batch_job_id"
+    assert aws_emr.EmrServerlessStartJobOperator.external_id_key == "emr_serverless_job_run_id"
+    assert aws_athena.AthenaOperator.external_id_key == "athena_query_execution_id"  # the official one is not resumable
 
 
 def test_athena_waits_always_polls_every_sleep_time_and_honours_max_polling_attempts():
-    op = aws.AthenaOperator(task_id="a", query="SELECT 1", sleep_time=7, deferrable=True)
+    op = aws_athena.AthenaOperator(task_id="a", query="SELECT 1", sleep_time=7, deferrable=True)
     assert op.wait_for_termination and op.poll_interval_seconds == 7
     assert op.max_polls() == 999999  # the official default when max_polling_attempts is None
-    assert aws.AthenaOperator(task_id="b", query="SELECT 1", max_polling_attempts=3).max_polls() == 3
-    mine = aws.AthenaOperator(task_id="c", query="SELECT 1", client_request_token="nightly-report")
+    assert aws_athena.AthenaOperator(task_id="b", query="SELECT 1", max_polling_attempts=3).max_polls() == 3
+    mine = aws_athena.AthenaOperator(task_id="c", query="SELECT 1", client_request_token="nightly-report")
     assert mine.user_idempotency_token() == "nightly-report" and op.user_idempotency_token() is None
 
 
 def test_client_carries_the_rendered_queue_and_name():
-    op = aws.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", region_name="eu-west-1")
+    op = aws_batch.BatchOperator(task_id="t", job_name="n", job_queue="q", job_definition="d", region_name="eu-west-1")
     client = op.make_job_client()
     assert isinstance(client, BatchJobClient)
     assert (client.job_queue, client.job_name, client.region_name) == ("q", "n", "eu-west-1")

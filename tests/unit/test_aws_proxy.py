@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from durable_jobs.emulators.aws_proxy import AwsFaultProxy
+from durable_jobs.testing.emulators.aws_proxy import AwsFaultProxy
 
 OP = "athena:GetQueryExecution"
 HEADERS = {

@@ -14,9 +14,14 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from durable_jobs.hooks.aws_redshift_data import MAX_TOKEN_LENGTH, REDSHIFT_DATA_STATES, RedshiftDataJobClient
-from durable_jobs.hooks.base import JobPhase, JobStatus, load_client
-from durable_jobs.operators.checkpoint import CheckpointRecord
+from durable_jobs.core.checkpoint import CheckpointRecord
+from durable_jobs.core.client import load_client
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.amazon.aws.clients.redshift_data import (
+    MAX_TOKEN_LENGTH,
+    REDSHIFT_DATA_STATES,
+    RedshiftDataJobClient,
+)
 
 STATEMENT = "d9b6c0c9-0747-4bf4-b142-e8883122f766"
 
@@ -72,8 +77,8 @@ def test_the_client_is_rebuilt_in_the_triggerer_from_its_kwargs():
 def test_same_arguments_template_fields_renderers_and_links_as_the_official_operator():
     from airflow.providers.amazon.aws.operators import redshift_data as official
 
-    from durable_jobs.operators.aws import RedshiftDataOperator
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
+    from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
     theirs = inspect.signature(official.RedshiftDataOperator.__init__).parameters
     mine = inspect.signature(RedshiftDataOperator.__init__).parameters
@@ -94,7 +99,7 @@ def test_same_arguments_template_fields_renderers_and_links_as_the_official_oper
 
 @pytest.mark.parametrize(("given", "policy"), [(True, "user"), (False, "never"), ("always", "always")])
 def test_the_official_boolean_cancel_on_kill_maps_to_a_policy(given, policy):
-    from durable_jobs.operators.aws import RedshiftDataOperator
+    from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
     op = RedshiftDataOperator(task_id="t", sql="SELECT 1", database="dev", cluster_identifier="c",
                               cancel_on_kill=given)
@@ -113,7 +118,7 @@ def test_the_request_is_refused_as_the_official_hook_refuses_it(kwargs):
     """Upstream's checks (``RedshiftDataHook.execute_query``), with its messages, before anything is sent."""
     from airflow.providers.amazon.aws.hooks.redshift_data import RedshiftDataHook
 
-    from durable_jobs.operators.aws import RedshiftDataOperator
+    from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
     op = RedshiftDataOperator(task_id="t", sql="SELECT 1", database="dev", **kwargs)
     with pytest.raises(ValueError) as ours:
@@ -126,7 +131,7 @@ def test_the_request_is_refused_as_the_official_hook_refuses_it(kwargs):
 @pytest.mark.parametrize(("state", "error"), [("FAILED", "RedshiftDataQueryFailedError"),
                                                ("ABORTED", "RedshiftDataQueryAbortedError")])
 def test_a_failed_statement_raises_the_official_exception(state, error):
-    from durable_jobs.operators.aws import RedshiftDataOperator
+    from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
     op = RedshiftDataOperator(task_id="t", sql="SELECT 1", database="dev", cluster_identifier="c")
     raw = {"Id": STATEMENT, "Status": state, "Error": "boom"}

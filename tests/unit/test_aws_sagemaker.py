@@ -10,7 +10,10 @@ import inspect
 import boto3
 import pytest
 
-from durable_jobs.hooks.aws_sagemaker import (
+from durable_jobs.core.checkpoint import CheckpointRecord
+from durable_jobs.core.client import load_client
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.amazon.aws.clients.sagemaker import (
     MAX_NAME_LENGTH,
     NAME_PATTERN,
     SAGEMAKER_STATES,
@@ -18,8 +21,6 @@ from durable_jobs.hooks.aws_sagemaker import (
     is_duplicate_name,
     job_name_for,
 )
-from durable_jobs.hooks.base import JobPhase, JobStatus, load_client
-from durable_jobs.operators.checkpoint import CheckpointRecord
 
 OPERATORS = ("SageMakerTrainingOperator", "SageMakerProcessingOperator", "SageMakerTransformOperator")
 
@@ -56,7 +57,7 @@ def test_the_keyed_name_fits_the_name_rules(job_type, user_name):
 
 
 def test_a_name_outside_the_pattern_is_refused_naming_the_field():
-    from durable_jobs.exceptions import DurableJobConfigError
+    from durable_jobs.core.exceptions import DurableJobConfigError
 
     with pytest.raises(DurableJobConfigError, match="ProcessingJobName 'my_job'"):
         SageMakerJobClient(job_type="Processing").format_key("0" * 32, "my_job")
@@ -87,8 +88,8 @@ def test_the_client_is_rebuilt_in_the_triggerer_from_its_kwargs():
 def test_same_arguments_template_fields_and_links_as_the_official_operator(name):
     from airflow.providers.amazon.aws.operators import sagemaker as official
 
-    from durable_jobs.operators import aws_sagemaker as aws
-    from durable_jobs.operators.base import DurableJobMixin
+    from durable_jobs.core.mixin import DurableJobMixin
+    from durable_jobs.providers.amazon.aws.operators import sagemaker as aws
 
     theirs_cls, mine_cls = getattr(official, name), getattr(aws, name)
     theirs = inspect.signature(theirs_cls.__init__).parameters
@@ -106,7 +107,10 @@ def test_same_arguments_template_fields_and_links_as_the_official_operator(name)
 
 
 def test_the_user_name_is_read_from_the_rendered_config():
-    from durable_jobs.operators.aws_sagemaker import SageMakerTrainingOperator, SageMakerTransformOperator
+    from durable_jobs.providers.amazon.aws.operators.sagemaker import (
+        SageMakerTrainingOperator,
+        SageMakerTransformOperator,
+    )
 
     assert SageMakerTrainingOperator(task_id="t", config={"TrainingJobName": "a"}).user_idempotency_token() == "a"
     nested = SageMakerTransformOperator(task_id="t", config={"Transform": {"TransformJobName": "b"}})
@@ -117,7 +121,7 @@ def test_the_user_name_is_read_from_the_rendered_config():
 
 
 def test_wait_bounds_follow_upstream():
-    from durable_jobs.operators.aws_sagemaker import SageMakerTrainingOperator
+    from durable_jobs.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
 
     deferred = SageMakerTrainingOperator(task_id="t", config={}, deferrable=True, max_attempts=7)
     assert deferred.max_polls() == 7 and deferred.wait_for_termination
@@ -129,7 +133,7 @@ def test_wait_bounds_follow_upstream():
 
 
 def test_a_failed_job_raises_upstreams_message():
-    from durable_jobs.operators.aws_sagemaker import SageMakerProcessingOperator
+    from durable_jobs.providers.amazon.aws.operators.sagemaker import SageMakerProcessingOperator
 
     op = SageMakerProcessingOperator(task_id="t", config={})
     err = op.failure_error({}, "n", JobStatus(JobPhase.FAILED, "Failed", "AlgorithmError: boom", {}))

@@ -8,8 +8,9 @@ import re
 import botocore.session
 import pytest
 
-from durable_jobs.exceptions import DurableJobConfigError
-from durable_jobs.hooks.aws_stepfunctions import (
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.exceptions import DurableJobConfigError
+from durable_jobs.providers.amazon.aws.clients.stepfunctions import (
     MAX_CLIENT_TOKEN_LENGTH,
     MAX_NAME_LENGTH,
     STEP_FUNCTIONS_STATES,
@@ -17,7 +18,6 @@ from durable_jobs.hooks.aws_stepfunctions import (
     execution_arn_for,
     execution_name_for,
 )
-from durable_jobs.operators.checkpoint import new_nonce
 
 MACHINE = "arn:aws:states:eu-west-1:123456789012:stateMachine:orders"
 #: StartExecution ``name``: "A name must not contain: white space, brackets < > { } [ ], wildcard characters
@@ -82,7 +82,7 @@ def test_operator_is_a_drop_in():
         StepFunctionStartExecutionOperator as Official,
     )
 
-    from durable_jobs.operators.aws import StepFunctionStartExecutionOperator as Ours
+    from durable_jobs.providers.amazon.aws.operators.step_function import StepFunctionStartExecutionOperator as Ours
 
     official = inspect.signature(Official.__init__).parameters
     ours = inspect.signature(Ours.__init__).parameters

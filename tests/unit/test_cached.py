@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from durable_jobs.hooks.cached import fill_cached
+from durable_jobs.core.cached import fill_cached
 
 
 class Hook:
@@ -92,7 +92,7 @@ def test_the_official_hooks_still_cache_these_connections_in_a_cached_property(c
 
 
 def test_the_snowflake_client_fills_its_hooks_connection(monkeypatch):
-    from durable_jobs.hooks.snowflake_sql_api import SnowflakeSqlApiJobClient
+    from durable_jobs.providers.snowflake.clients.snowflake_sql_api import SnowflakeSqlApiJobClient
 
     monkeypatch.setenv("AIRFLOW_CONN_SNOWFLAKE_DEFAULT",
                        '{"conn_type": "snowflake", "login": "user", "password": "pat", '
@@ -102,7 +102,7 @@ def test_the_snowflake_client_fills_its_hooks_connection(monkeypatch):
 
 
 def test_the_databricks_client_fills_its_hooks_connection(monkeypatch):
-    from durable_jobs.hooks.databricks import DatabricksJobClient
+    from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
     monkeypatch.setenv("AIRFLOW_CONN_DATABRICKS_DEFAULT",
                        '{"conn_type": "databricks", "host": "https://127.0.0.1:1", "password": "token"}')

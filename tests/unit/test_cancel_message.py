@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from durable_jobs.triggers.cancel_message import keep_cancel_message
+from durable_jobs.core.cancel_message import keep_cancel_message
 
 MSG = "__airflow_user_action__"
 

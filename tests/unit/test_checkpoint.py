@@ -6,20 +6,14 @@ import json
 
 import pytest
 
-from durable_jobs.exceptions import CheckpointError, DurableJobError
-from durable_jobs.operators.checkpoint import (
-    CheckpointRecord,
-    changed_fields,
-    fingerprint,
-    parse_record,
-    stable_json,
-)
+from durable_jobs.core.checkpoint import CheckpointRecord, changed_fields, fingerprint, parse_record, stable_json
+from durable_jobs.core.exceptions import CheckpointError, DurableJobError
 
 
 def test_round_trip_is_small_and_json():
     record = CheckpointRecord.start_epoch(
         request_fingerprint="f" * 64, fields={f"field_{i}": "abcd1234" for i in range(15)}, try_number=1,
-        max_tries=3, retries=3, client="durable_jobs.hooks.databricks.DatabricksJobClient",
+        max_tries=3, retries=3, client="durable_jobs.providers.databricks.clients.databricks.DatabricksJobClient",
     )
     record.id = 123456789
     stored = json.loads(json.dumps(record.to_json()))

@@ -44,6 +44,14 @@ def test_a_failed_task_with_a_job_still_running_says_so():
     assert "✅ 1 run · 0 cancels · success (try 2) |" in md
 
 
+def test_a_users_kill_shows_how_soon_its_cancel_reached_the_vendor():
+    data = _data()
+    data["cells"][0].update(cancels=1, final_state="failed", try_number=1, cancel_delay=1.37)
+    md = crash_matrix.render_markdown(data)
+    assert "✅ 1 run · 1 cancel · failed (try 1) · cancel 1.4 s after the user |" in md
+    assert "after the user" not in crash_matrix.cell_text(data["cells"][1])  # no user's kill: nothing timed
+
+
 def test_harness_error_is_neither_pass_nor_fail():
     md = crash_matrix.render_markdown(_data(official_deviations=(), error="boom"))
     assert "⚠️ harness error" in md

@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from durable_jobs.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
-from durable_jobs.hooks.base import JobPhase, load_client
-from durable_jobs.hooks.databricks import (
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import load_client
+from durable_jobs.core.exceptions import DurableJobConfigError, IdempotencyKeyBurnedError
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.databricks.clients.databricks import (
     LIFE_CYCLE_ACTIVE,
     LIFE_CYCLE_TERMINAL,
     MAX_TOKEN_LENGTH,
@@ -17,7 +19,6 @@ from durable_jobs.hooks.databricks import (
     DatabricksJobClient,
     run_phase,
 )
-from durable_jobs.operators.checkpoint import new_nonce
 
 REQUEST = {"run_name": "unit", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from tenacity import stop_after_attempt, wait_fixed
 
-from durable_jobs.exceptions import JobSubmitError
-from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.hooks.databricks_sql import DatabricksStatementClient
-from durable_jobs.operators.databricks import DatabricksSQLStatementsOperator
+from durable_jobs.core.exceptions import JobSubmitError
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.databricks.clients.databricks_sql import DatabricksStatementClient
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSQLStatementsOperator
 
 BODY = {"statement": "SELECT 1", "warehouse_id": "wh-1", "catalog": None, "schema": None, "parameters": None,
         "wait_timeout": "0s"}
@@ -96,7 +96,7 @@ def test_unknown_statement_is_404_and_statements_live_under_2_0_only(emu, hook):
 
 
 def test_unknown_planned_outcome_is_refused(emu):
-    from durable_jobs.emulators._http import ApiError
+    from durable_jobs.testing.emulators._http import ApiError
 
     with pytest.raises(ApiError, match="statement outcome"):
         emu.configure(statement_outcomes=["DONE"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.operators.databricks import DatabricksNotebookOperator, DatabricksTaskOperator
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.databricks.operators.databricks import DatabricksNotebookOperator, DatabricksTaskOperator
 
 
 @pytest.mark.parametrize("cls,args", [

@@ -1,12 +1,12 @@
-"""Every branch of the reconnect-or-submit decision, as a table (DESIGN.md's order)."""
+"""Every branch of the reconnect-or-submit decision, as a table (docs/guide/how-it-works.md gives the order)."""
 
 from __future__ import annotations
 
 import pytest
 
-from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.operators.checkpoint import CheckpointRecord, fingerprint
-from durable_jobs.operators.decision import Action, TryInfo, decide, is_cleared_since
+from durable_jobs.core.checkpoint import CheckpointRecord, fingerprint
+from durable_jobs.core.decision import Action, TryInfo, decide, is_cleared_since
+from durable_jobs.core.status import JobPhase, JobStatus
 
 REQUEST = {"tasks": [{"task_key": "a"}], "run_name": "nightly"}
 FP, FIELDS = fingerprint(REQUEST)
@@ -122,3 +122,15 @@ def test_find_is_given_the_records_key():
 )
 def test_is_cleared_since(record, now, cleared):
     assert is_cleared_since(record, now) is cleared
+
+
+def test_an_unsent_intent_is_sent_again_without_looking():
+    """The last try failed on a wrong setup before its request left: nothing can be under the key."""
+    def find(key):
+        raise AssertionError("an unsent key must not be looked for")
+
+    decision = decide(
+        rec(id=None, status="UNSENT"), now=TryInfo(2, 3, 3), request_fingerprint=FP, request_fields=FIELDS,
+        status_of=lambda i: STATUSES["active"], find=find, key_of=lambda r: r.nonce,
+    )
+    assert decision.action is Action.RESUBMIT_SAME_KEY, decision.reason

@@ -263,10 +263,51 @@ def test_live_triggerers_counted_from_the_job_table(capsys, monkeypatch, tmp_pat
 
 
 def test_triggerer_count_error_is_reported_not_raised(capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{tmp_path / 'empty.db'}")
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'odd.db'}")
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE job (id INTEGER PRIMARY KEY)"))  # a `job` table, not Airflow's
+    engine.dispose()
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{tmp_path / 'odd.db'}")
     _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
     trig = report["deployment"]["triggerers"]
-    assert trig["live"] is None and "no such table: job" in trig["error"] and "\n" not in trig["error"]
+    assert trig["live"] is None and "no such column" in trig["error"] and "\n" not in trig["error"]
+
+
+def test_an_empty_metadata_database_says_to_migrate(capsys, monkeypatch, tmp_path):
+    (tmp_path / "empty.db").touch()
+    monkeypatch.setenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", f"sqlite:///{tmp_path / 'empty.db'}")
+    code, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5", "--strict")
+    database = report["deployment"]["database"]
+    assert code == 1 and database["migrated"] is False
+    assert "has no Airflow tables (never migrated): run `airflow db migrate`" in database["error"]
+    assert report["warnings"][0] == database["error"]
+    assert report["deployment"]["triggerers"]["error"] == "not counted: the metadata database was never migrated"
+
+
+def test_a_never_migrated_airflow_home_says_to_migrate_and_creates_no_database(tmp_path):
+    """A fresh AIRFLOW_HOME, as a new user has it: the doctor says what to run, and leaves no ``airflow.db``
+    behind (an empty one would be a database that merely looks set up)."""
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(("AIRFLOW__DATABASE__", "AIRFLOW_CONFIG"))}
+    env["AIRFLOW_HOME"] = str(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "durable_jobs.cli", "doctor", "--api-url", closed_port_url(), "--timeout", "0.5",
+         "--strict"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    said = f"the metadata database {tmp_path / 'airflow.db'} does not exist (never migrated): run `airflow db migrate`"
+    assert f"  ! {said}" in proc.stdout
+    assert "not counted: the metadata database was never migrated" in proc.stdout
+    assert not (tmp_path / "airflow.db").exists()
+
+
+def test_a_migrated_database_is_reported_as_such(capsys):
+    _, report = run_json(capsys, "--api-url", closed_port_url(), "--timeout", "0.5")
+    database = report["deployment"]["database"]
+    assert (database["migrated"], database["error"]) == (True, None)  # the test session's migrated database
 
 
 def test_celery_on_postgres_names_visibility_timeout_and_never_the_password(capsys, monkeypatch):

@@ -24,7 +24,7 @@ import pytest
 import requests
 from tenacity import stop_after_attempt, wait_fixed
 
-from durable_jobs.emulators.databricks import DatabricksEmulator
+from durable_jobs.testing.emulators.databricks import DatabricksEmulator
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_TASK = {"task_key": "main", "notebook_task": {"notebook_path": "/Shared/etl"}}
@@ -822,7 +822,7 @@ def test_reset_forgets_everything(emu, hook):
 def emulator_process(tmp_path: Path):
     port_file = tmp_path / "port"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
-    argv = ["-m", "durable_jobs.emulators", "databricks", "--port", "0", "--port-file", str(port_file)]
+    argv = ["-m", "durable_jobs.testing.emulators", "databricks", "--port", "0", "--port-file", str(port_file)]
     proc = subprocess.Popen(
         [sys.executable, *argv],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO_ROOT),

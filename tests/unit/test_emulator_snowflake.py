@@ -9,7 +9,7 @@ import uuid
 import pytest
 import requests
 
-from durable_jobs.emulators.snowflake import SnowflakeEmulator
+from durable_jobs.testing.emulators.snowflake import SnowflakeEmulator
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The shared fault policy (durable_jobs.faults, durable_jobs.polling): sorting errors, budgets, waits.
+"""The shared fault policy (durable_jobs.core.faults, durable_jobs.core.polling): sorting errors, budgets, waits.
 
 The clock is a counter the test moves (the policy never sleeps itself); the errors are the real
 exception types the official hooks raise, built as requests/aiohttp build them.
@@ -12,11 +12,16 @@ import logging
 import pytest
 import requests
 
-from durable_jobs.exceptions import PollBudgetExceededError, UnknownJobStateError, VendorAuthError, VendorCallError
-from durable_jobs.faults import FaultKind, cap, generic_classify, retry_after_seconds
-from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.hooks.databricks import DatabricksJobClient, classify_databricks
-from durable_jobs.polling import JobWatch, PollPolicy
+from durable_jobs.core.exceptions import (
+    PollBudgetExceededError,
+    UnknownJobStateError,
+    VendorAuthError,
+    VendorCallError,
+)
+from durable_jobs.core.faults import FaultKind, cap, generic_classify, retry_after_seconds
+from durable_jobs.core.polling import JobWatch, PollPolicy
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient, classify_databricks
 
 log = logging.getLogger("test")
 
@@ -158,7 +163,7 @@ def test_terminal_statuses_end_the_watch():
      ({"unknown_state_budget": "long"}, "unknown_state_budget"), ({"jitter": 1}, "jitter")],
 )
 def test_policy_arguments_are_named(kwargs, named):
-    from durable_jobs.exceptions import DurableJobConfigError
+    from durable_jobs.core.exceptions import DurableJobConfigError
 
     with pytest.raises(DurableJobConfigError, match=named):
         PollPolicy(**{"interval": 1.0, **kwargs})

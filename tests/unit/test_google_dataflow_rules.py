@@ -6,9 +6,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.hooks.google_dataflow import MAX_NAME, dataflow_phase, job_name
-from durable_jobs.hooks.listing import scan_until_consistent
+from durable_jobs.core.listing import scan_until_consistent
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.google.cloud.clients.dataflow import MAX_NAME, dataflow_phase, job_name
 
 NONCE = "0123456789abcdef0123456789abcdef"
 
@@ -85,7 +85,7 @@ def test_without_the_beam_provider_the_import_error_names_the_extra():
     import sys
 
     code = ("import sys; sys.modules['airflow.providers.apache.beam.hooks.beam'] = None\n"
-            "try:\n    import durable_jobs.operators.google.dataflow\n"
+            "try:\n    import durable_jobs.providers.google.cloud.operators.dataflow\n"
             "except ModuleNotFoundError as err:\n    print(err.name); print(err)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     name, message = out.stdout.splitlines()[:2]

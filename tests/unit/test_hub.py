@@ -1,4 +1,4 @@
-"""The shared poller (``durable_jobs.triggers.hub``) through the Databricks emulator and moto behind the fault
+"""The shared poller (``durable_jobs.core.hub``) through the Databricks emulator and moto behind the fault
 proxy: the real hooks (aiohttp / aiobotocore) over loopback HTTP, the network boundary untouched.
 
 The triggers run as Airflow's triggerer runs them: one event loop, each ``run()`` in its own task to the end.
@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from durable_jobs.hooks.base import JobPhase, JobStatus
-from durable_jobs.hooks.databricks import DatabricksJobClient
-from durable_jobs.operators.checkpoint import new_nonce
-from durable_jobs.triggers import hub as hub_module
-from durable_jobs.triggers.hub import Hub, hub_key, hubs, subscribe
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core import hub as hub_module
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.hub import Hub, hub_key, hubs, subscribe
+from durable_jobs.core.status import JobPhase, JobStatus
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
 
 @pytest.fixture(autouse=True)
@@ -300,7 +300,7 @@ class _VirtualTimeLoop(asyncio.SelectorEventLoop):
 def test_calls_beyond_what_a_round_expected_keep_its_spacing():
     """The pacer spreads 2 expected calls over 0.4 s: two more calls than expected keep the 0.2 s spacing (the
     round runs over) instead of following at the budget's pace in a burst."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     async def main():
         pacer = Pacer(budget=1000)
@@ -319,7 +319,7 @@ def test_many_calls_a_client_expects_end_within_the_round():
     """The pacer planned 2 calls over 1 s; a client then says 10 more come (one get per ended job): they fit in
     what is left of the round's window instead of taking ten 0.5 s spacings (and, past its window, in half a
     window: not in a burst)."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
 
@@ -340,7 +340,7 @@ def test_many_calls_a_client_expects_end_within_the_round():
 def test_known_calls_past_the_rounds_window_take_half_a_window_not_a_burst():
     """The round's 1 s window is over when a client says 5 more calls come: they are spread over half a
     window (0.1 s apart), not sent at the budget's pace."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
 
@@ -393,7 +393,7 @@ def together(times: list[float]) -> list[int]:
 def test_requests_closer_than_a_tick_go_out_together_on_the_ticks():
     """20 requests spread over 1 s (0.05 s apart) leave together on the pacer's ticks, a few at a time: the same
     pace a second, a handful of loop wake-ups instead of twenty."""
-    from durable_jobs.triggers.pacing import MAX_TOGETHER, Pacer
+    from durable_jobs.core.pacing import MAX_TOGETHER, Pacer
 
     clock = VirtualTime()
     pacer = Pacer(budget=1000, clock=clock)
@@ -410,7 +410,7 @@ def test_requests_closer_than_a_tick_go_out_together_on_the_ticks():
 def test_at_most_a_few_requests_share_a_tick_however_close_their_spacing():
     """1,000 jobs polled one by one at 50 requests/s (0.02 s apart): ticks of a few requests each, not a
     second's fifty, so that a connection holds a few sockets at once."""
-    from durable_jobs.triggers.pacing import MAX_TOGETHER, Pacer
+    from durable_jobs.core.pacing import MAX_TOGETHER, Pacer
 
     clock = VirtualTime()
     pacer = Pacer(budget=50, clock=clock)
@@ -425,7 +425,7 @@ def test_at_most_a_few_requests_share_a_tick_however_close_their_spacing():
 
 def test_requests_spaced_a_tick_or_more_apart_keep_their_own_times():
     """1.2 s apart: each request at its own slot, never held back to a one-second tick (2 s, 3 s)."""
-    from durable_jobs.triggers.pacing import TICK, Pacer
+    from durable_jobs.core.pacing import TICK, Pacer
 
     assert TICK < 1.2
     clock = VirtualTime()
@@ -439,7 +439,7 @@ def test_requests_spaced_a_tick_or_more_apart_keep_their_own_times():
 def test_a_retry_after_reaches_requests_already_waiting_for_their_tick():
     """Ten requests wait for their ticks when the vendor says Retry-After 0.6 s after the first: none of the
     others goes before the hold is over."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
     pacer = Pacer(budget=1000, clock=clock)
@@ -453,7 +453,7 @@ def test_a_retry_after_reaches_requests_already_waiting_for_their_tick():
 def test_a_caller_late_for_its_slot_does_not_wait_for_a_tick():
     """The next page of a listing is asked after the last one's answer: when its slot has passed it goes at
     once, so a round of sequential pages is not stretched to a tick per page."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
 
@@ -477,7 +477,7 @@ def test_one_request_after_another_keeps_the_spacing_on_few_ticks():
     """Ten requests asked one after another, 0.1 s apart (a listing's pages, answered at once): the one held
     back to a tick takes, when it goes, the slots that passed while it waited, so the ten keep the spacing's
     pace (about 0.9 s) in a few wake-ups, rather than two a tick (about 2.5 s)."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
 
@@ -499,7 +499,7 @@ def test_one_request_after_another_keeps_the_spacing_on_few_ticks():
 def test_a_connection_that_was_idle_sends_no_backlog():
     """Slots left unused while no request waited are not taken later: after an idle second, six requests at once
     send one at once and the others on the ticks after it, not six together."""
-    from durable_jobs.triggers.pacing import Pacer
+    from durable_jobs.core.pacing import Pacer
 
     clock = VirtualTime()
     pacer = Pacer(budget=1000, clock=clock)
@@ -855,7 +855,7 @@ def test_the_shared_poller_can_be_turned_off(databricks_conn_env, monkeypatch):
 
 
 def test_aws_batch_describes_a_hundred_jobs_a_call(aws):
-    from durable_jobs.hooks.aws_batch import BatchJobClient
+    from durable_jobs.providers.amazon.aws.clients.batch import BatchJobClient
 
     client = BatchJobClient(job_queue="durable-queue", job_name="hub")
     batch = aws.client("batch", direct=True)
@@ -881,7 +881,7 @@ def test_snowflake_statement_lists_are_watched_one_by_one(snowflake_emulator):
     """Snowflake's job id is a list of statement handles (it cannot key a dict): each is asked alone."""
     import uuid
 
-    from durable_jobs.hooks.snowflake_sql_api import SnowflakeSqlApiJobClient
+    from durable_jobs.providers.snowflake.clients.snowflake_sql_api import SnowflakeSqlApiJobClient
 
     client = SnowflakeSqlApiJobClient()
     snowflake_emulator.configure(run_seconds=0.5)

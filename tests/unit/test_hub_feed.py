@@ -1,5 +1,5 @@
-"""The Databricks client following the ended runs (``durable_jobs.hooks.databricks_feed``) under the shared poller,
-through the Databricks emulator: the official hook over loopback HTTP, rounds driven by hand.
+"""The Databricks client following the ended runs (``databricks_feed``) under the shared poller, through
+ the Databricks emulator: the official hook over loopback HTTP, rounds driven by hand.
 
 The shape: a workspace whose active listing is full of someone else's newer runs, so listing them does not pay.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from durable_jobs.hooks.base import JobPhase
-from durable_jobs.hooks.databricks import LISTING_SKIPS
-from durable_jobs.hooks.databricks_feed import SWEEP_ROUNDS
-from durable_jobs.triggers.pacing import Pacer
+from durable_jobs.core.pacing import Pacer
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.databricks.clients.databricks import LISTING_SKIPS
+from durable_jobs.providers.databricks.clients.databricks_feed import SWEEP_ROUNDS
 from tests.unit.test_hub import budget, hand_driven, parked, shared_poller_on, spent_since, submit  # noqa: F401
 from tests.unit.test_hub import calls as emulator_calls
 
@@ -170,7 +170,7 @@ def test_a_listing_not_in_end_time_order_stops_the_feed_for_good(databricks_conn
 
     async def main():
         subs, the_hub = hand_driven(ids, INTERVAL)
-        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.providers.databricks.clients.databricks"):
             got, spent = await rounds(databricks_conn_env, the_hub, subs, 4)
         for s in subs:
             await s.close()
@@ -207,7 +207,7 @@ def test_a_sweep_that_finds_an_end_the_feed_missed_stops_the_feed_for_good(datab
         got, spent = await rounds(databricks_conn_env, the_hub, subs, 1)  # busy: following the ends from now
         databricks_conn_env.unlist(missed)
         databricks_conn_env.advance(40)
-        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.providers.databricks.clients.databricks"):
             for _ in range(SWEEP_ROUNDS + 1):
                 more_got, more_spent = await rounds(databricks_conn_env, the_hub, subs, 1)
                 got, spent = got + more_got, spent + more_spent
@@ -318,7 +318,7 @@ def test_runs_shown_again_on_the_next_page_are_not_taken_for_disorder(databricks
         await parked(databricks_conn_env)
         databricks_conn_env.advance(2)  # two foreign runs end: the listing moves down two
         databricks_conn_env.release()
-        with caplog.at_level(logging.WARNING, logger="durable_jobs.hooks.databricks"):
+        with caplog.at_level(logging.WARNING, logger="durable_jobs.providers.databricks.clients.databricks"):
             await round_
         got = await heard_now(subs)
         for s in subs:

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from durable_jobs.cancel import decide_cancel, validate_policy
-from durable_jobs.exceptions import DurableJobConfigError
-from durable_jobs.hooks.databricks import DatabricksJobClient
-from durable_jobs.operators.checkpoint import new_nonce
-from durable_jobs.triggers import job as job_trigger
-from durable_jobs.triggers.job import JobTrigger
+from durable_jobs.core import trigger as job_trigger
+from durable_jobs.core.cancel import decide_cancel, validate_policy
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.exceptions import DurableJobConfigError
+from durable_jobs.core.trigger import JobTrigger
+from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
 
 REQUEST = {"run_name": "unit", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
 
@@ -36,9 +36,7 @@ def events(trigger: JobTrigger) -> list[dict]:
 def test_serialize_round_trip():
     trigger = make_trigger(1234, cancel_on_kill="never", echo={"repair_run": True})
     classpath, kwargs = trigger.serialize()
-    # a trigger row written by 0.1.0 still loads (it carried a never-read run_page_url)
-    assert JobTrigger(**kwargs, run_page_url="u").serialize() == (classpath, kwargs)
-    assert classpath == "durable_jobs.triggers.job.JobTrigger"
+    assert classpath == "durable_jobs.core.trigger.JobTrigger"
     again = JobTrigger(**kwargs)
     assert again.serialize() == (classpath, kwargs)
     from airflow.sdk.serde import deserialize, serialize
@@ -165,45 +163,147 @@ def test_policy_validation_lists_the_choices():
 
 def test_the_official_boolean_is_read_as_a_policy():
     """Upstream's ``cancel_on_kill=True`` cancels on any kill; ours cancels on a user's only, False never."""
-    assert validate_policy(True) == "user" and validate_policy(False) == "never"
+    assert validate_policy(True, official_boolean=True) == "user"
+    assert validate_policy(False, official_boolean=True) == "never"
     with pytest.raises(DurableJobConfigError, match="cancel_on_kill"):
         validate_policy(1)  # not a bool: no silent truthiness
 
 
-class SlowSupervisor:
-    """The triggerer's supervisor as the Task SDK reaches it (``SUPERVISOR_COMMS``), answering late.
+class Channel:
+    """The trigger process's Task SDK channel to the triggerer's supervisor (``SUPERVISOR_COMMS``): its table of
+    pending requests, and ``asend``, answering GetTaskStates with ``state`` after ``delay`` seconds."""
 
-    Seen in the crash suite: the supervisor stalled ~30 s on its database, Airflow's 30 s ``on_kill``
-    timeout cut the trigger's ``on_kill`` off inside the state lookup, and the user's cancel was lost.
-    """
-
-    def __init__(self, state: str, delay: float):
+    def __init__(self, state: str = "failed", delay: float = 0.0):
         self.state, self.delay, self.asked = state, delay, 0
+        self._pending: dict[int, object] = {}
 
-    def send(self, msg):
+    async def asend(self, msg):
         from airflow.sdk.execution_time.comms import GetTaskStates, TaskStatesResult
 
         if not isinstance(msg, GetTaskStates):  # the hook's connection comes from the environment instead
             raise ConnectionError(f"this supervisor answers the task-state lookup only, not {type(msg).__name__}")
         self.asked += 1
-        time.sleep(self.delay)
+        await asyncio.sleep(self.delay)
         return TaskStatesResult(task_states={msg.run_ids[0]: {msg.task_ids[0]: self.state}})
 
 
 class DeferredTask:
-    dag_id, run_id, task_id, map_index = "d", "r", "submit", -1
+    """What Airflow's ``run_trigger`` reads of a trigger's task instance."""
+
+    id, dag_id, run_id, task_id, map_index, try_number = "01a2", "d", "r", "submit", -1, 1
+    context_carrier = None
+
+
+@pytest.fixture
+def channel(monkeypatch) -> Channel:
+    from airflow.sdk.execution_time import task_runner
+
+    monkeypatch.setenv("AIRFLOW_DISABLE_GREENBACK_PORTAL", "true")
+    channel = Channel()
+    monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", channel, raising=False)
+    return channel
+
+
+def run_then_kill(trigger: JobTrigger, emulator, before_kill=None) -> float:
+    """Airflow's own ``run_trigger`` runs the trigger until it has polled; ``before_kill`` (a coroutine function)
+    runs in the trigger loop; then ``cancel_triggers`` kills it as a user's action does. Returns the seconds from
+    the kill to the end of ``on_kill``."""
+    from airflow.jobs.triggerer_job_runner import TriggerRunner
+
+    async def scenario() -> float:
+        runner = TriggerRunner()
+        task = asyncio.create_task(runner.run_trigger(1, trigger))
+        runner.triggers[1] = {"task": task, "name": "JobTrigger", "events": 0}
+        for _ in range(600):
+            if emulator.ledger()["calls"].get("jobs/runs/get", 0) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        if before_kill is not None:
+            await before_kill()
+        started = time.monotonic()
+        runner.to_cancel.append(1)
+        await runner.cancel_triggers()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    return asyncio.run(scenario())
+
+
+def deferred_trigger(emulator) -> JobTrigger:
+    emulator.configure(speed=0)  # the run stays active whatever the kill takes
+    client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
+    trigger = make_trigger(client.submit(REQUEST, client.format_key(new_nonce())), cancel_on_kill="user")
+    trigger.task_instance = DeferredTask()
+    return trigger
+
+
+def test_a_users_kill_cancels_at_once_without_asking_airflow(databricks_conn_env, channel):
+    """The triggerer never stood still: Airflow's user-action cancel can only be a user's, and the supervisor
+    (whose thread also writes the heartbeat) is not asked anything."""
+    took = run_then_kill(deferred_trigger(databricks_conn_env), databricks_conn_env)
+
+    assert channel.asked == 0
+    assert len(databricks_conn_env.ledger()["cancels"]) == 1
+    assert took < 3.0
+
+
+def _short_health_check(monkeypatch) -> float:
+    """The crash stack's thresholds (a 6 s health check, a heartbeat a second): a 2 s stall may move a trigger."""
+    from durable_jobs.core import pulse
+
+    monkeypatch.setenv("AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD", "6")
+    monkeypatch.setenv("AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC", "1")
+    return pulse.stall_bound()
+
+
+@pytest.mark.parametrize(("state", "cancels"), [("failed", 1), ("deferred", 0)])
+def test_a_kill_after_the_trigger_loop_stood_still_asks_airflow(databricks_conn_env, channel, monkeypatch, state,
+                                                                 cancels):
+    """The loop stood still as long as a move needs (the process stopped or starved): the kill may be a move's."""
+    bound = _short_health_check(monkeypatch)
+    channel.state = state
+
+    async def stand_still() -> None:
+        time.sleep(bound + 0.5)  # noqa: ASYNC251 - the stall itself: nothing in the loop runs meanwhile
+
+    run_then_kill(deferred_trigger(databricks_conn_env), databricks_conn_env, stand_still)
+
+    assert channel.asked == 1
+    assert len(databricks_conn_env.ledger()["cancels"]) == cancels
+
+
+@pytest.mark.parametrize(("state", "cancels"), [("failed", 1), ("deferred", 0)])
+def test_a_kill_after_the_supervisor_stood_still_asks_airflow(databricks_conn_env, channel, monkeypatch, state,
+                                                               cancels):
+    """The trigger loop ran on, but a request waited on the supervisor as long as a move needs (its heartbeat
+    is written by the same thread)."""
+    bound = _short_health_check(monkeypatch)
+    channel.state = state
+
+    async def supervisor_stands_still() -> None:
+        channel._pending[7] = object()  # the runner's own request, as Airflow's channel holds it until answered
+        await asyncio.sleep(bound + 1.5)
+        del channel._pending[7]
+
+    run_then_kill(deferred_trigger(databricks_conn_env), databricks_conn_env, supervisor_stands_still)
+
+    assert channel.asked == 1
+    assert len(databricks_conn_env.ledger()["cancels"]) == cancels
 
 
 @pytest.mark.parametrize(("state", "cancels"), [("failed", 1), ("deferred", 0)])
 def test_a_kill_cut_short_by_airflow_still_ends_as_decided(databricks_conn_env, monkeypatch, state, cancels):
+    """Airflow's 30 s ``on_kill`` timeout can cut ``on_kill`` off while it waits on the supervisor's answer (seen
+    in the crash suite, when every kill asked: the supervisor stalled ~30 s on its database); the kill goes on."""
     from airflow.sdk.execution_time import task_runner
 
-    supervisor = SlowSupervisor(state, delay=0.5)
+    supervisor = Channel(state, delay=0.5)
     monkeypatch.setattr(task_runner, "SUPERVISOR_COMMS", supervisor, raising=False)
     client = DatabricksJobClient(retry_limit=2, retry_delay=0.01)
     run_id = client.submit(REQUEST, client.format_key(new_nonce()))
     trigger = make_trigger(run_id, cancel_on_kill="user")
-    trigger.task_instance = DeferredTask()
+    trigger.task_instance = DeferredTask()  # it never ran here: it cannot vouch for its triggerer, so it asks
 
     async def airflow_cuts_on_kill_short():
         with pytest.raises(TimeoutError):  # as the triggerer's run_trigger does, with 30 s

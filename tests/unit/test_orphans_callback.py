@@ -1,4 +1,4 @@
-"""durable_jobs.orphans: the failure callback every durable operator carries, and the deferral's bound.
+"""durable_jobs.core.orphans: the failure callback every durable operator carries, and the deferral's bound.
 
 The callback is called here as Airflow's DAG processor calls it (``_execute_task_callbacks``): with a
 context whose ``task`` is the operator parsed from the DAG file and whose ``ti`` answers ``xcom_pull``
@@ -14,10 +14,10 @@ import pendulum
 import pytest
 from airflow.sdk import DAG
 
-from durable_jobs.hooks.databricks import DatabricksJobClient
-from durable_jobs.operators.checkpoint import CheckpointRecord, new_nonce
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
-from durable_jobs.orphans import cancel_orphaned_job, chain_failure_callbacks, deferral_timeout
+from durable_jobs.core.checkpoint import CheckpointRecord, new_nonce
+from durable_jobs.core.orphans import cancel_orphaned_job, chain_failure_callbacks, deferral_timeout
+from durable_jobs.providers.databricks.clients.databricks import DatabricksJobClient
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 REQUEST = {"run_name": "unit", "tasks": [{"task_key": "t", "notebook_task": {"notebook_path": "/p"}}]}
 TASKS = REQUEST["tasks"]
@@ -120,9 +120,22 @@ def test_an_active_job_of_a_task_failed_for_good_is_cancelled(databricks_conn_en
     cancel_orphaned_job({"task": task, "ti": ti})
 
     assert [c["run_id"] for c in databricks_conn_env.ledger()["cancels"]] == [run_id]
-    assert ti.pulls == [{"task_ids": "run", "key": "databricks_run_id_durable", "map_indexes": -1}]
+    # no map index: all of an unmapped task's (one) copy, where a missing one is an empty answer, not an error line
+    assert ti.pulls == [{"task_ids": "run", "key": "databricks_run_id_durable"}]
     said = _said(capfd)
     assert "failed for good (no retry left)" in said and f"run {run_id}" in said
+
+
+def test_a_mapped_task_instance_reads_the_copy_of_its_own_map_index(databricks_conn_env, client):
+    run_id = _submit(databricks_conn_env, client)
+    task = _task()
+    ti = ProcessorTI({task.checkpoint_key: _recorded(client, run_id)})
+    ti.map_index = 2
+
+    cancel_orphaned_job({"task": task, "ti": ti})
+
+    assert ti.pulls == [{"task_ids": "run", "key": "databricks_run_id_durable", "map_indexes": 2}]
+    assert [c["run_id"] for c in databricks_conn_env.ledger()["cancels"]] == [run_id]
 
 
 @pytest.mark.parametrize("case", ["outcome recorded", "no record", "not durable", "finished", "legacy"])

@@ -36,9 +36,9 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 #: the demo, imported when chosen). Every other durable_jobs/*.py is runtime, as is every module in
 #: RUNTIME_FOLDERS.
 NOT_RUNTIME_TOP = ("cli.py",)
-RUNTIME_FOLDERS = ("operators", "hooks", "triggers", "shims")
+RUNTIME_FOLDERS = ("core", "providers", "shims")
 #: What a runtime import must never bring in.
-FORBIDDEN = ("durable_jobs.lint", "durable_jobs.emulators", "durable_jobs.demo", "tools", "pytest")
+FORBIDDEN = ("durable_jobs.lint", "durable_jobs.testing", "durable_jobs.demo", "tools", "pytest")
 #: Top-level folders of the repository that must not reach the wheel.
 REPO_ONLY = ("tools", "tests", "docs", "artifacts", "benchmarks", "constraints", "example_dags")
 
@@ -48,16 +48,17 @@ def runtime_modules() -> list[str]:
         f"durable_jobs.{file.stem}" for file in sorted(PACKAGE.glob("*.py"))
         if file.name != "__init__.py" and file.name not in NOT_RUNTIME_TOP
     ]
-    for folder in RUNTIME_FOLDERS:
-        for file in sorted((PACKAGE / folder).glob("*.py")):
-            found.append(f"durable_jobs.{folder}" if file.stem == "__init__" else f"durable_jobs.{folder}.{file.stem}")
+    for folder in RUNTIME_FOLDERS:  # subpackages too (durable_jobs.providers.amazon.aws.operators.batch)
+        for file in sorted((PACKAGE / folder).rglob("*.py")):
+            parts = file.relative_to(PACKAGE).with_suffix("").parts
+            found.append(".".join(("durable_jobs", *parts)).removesuffix(".__init__"))
     return found
 
 
 def test_runtime_module_list_is_taken_from_the_filesystem():
     modules = runtime_modules()
-    for expected in ("durable_jobs.vendors", "durable_jobs.arguments", "durable_jobs.cancel",
-                     "durable_jobs.exceptions", "durable_jobs.operators.base", "durable_jobs.triggers.job"):
+    for expected in ("durable_jobs.vendors", "durable_jobs.core.arguments", "durable_jobs.core.cancel",
+                     "durable_jobs.core.exceptions", "durable_jobs.core.mixin", "durable_jobs.core.trigger"):
         assert expected in modules
     assert len(modules) == len(set(modules))
 
@@ -65,7 +66,7 @@ def test_runtime_module_list_is_taken_from_the_filesystem():
 PROBE = (
     "import importlib, json, sys; importlib.import_module({module!r}); "
     "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('tools', 'pytest') "
-    "or m.startswith(('durable_jobs.lint', 'durable_jobs.emulators', 'durable_jobs.demo')))))"
+    "or m.startswith(('durable_jobs.lint', 'durable_jobs.testing', 'durable_jobs.demo')))))"
 )
 
 

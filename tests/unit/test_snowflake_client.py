@@ -12,15 +12,16 @@ import uuid
 import pytest
 import requests
 
-from durable_jobs.faults import FaultKind, UnreadableReplyError
-from durable_jobs.hooks.base import JobPhase, load_client
-from durable_jobs.hooks.snowflake_sql_api import (
+from durable_jobs.core.checkpoint import new_nonce
+from durable_jobs.core.client import load_client
+from durable_jobs.core.faults import FaultKind, UnreadableReplyError
+from durable_jobs.core.status import JobPhase
+from durable_jobs.providers.snowflake.clients.snowflake_sql_api import (
     STATEMENT_STATES,
     SnowflakeSqlApiJobClient,
     keyed_hook_class,
     request_id,
 )
-from durable_jobs.operators.checkpoint import new_nonce
 
 
 def _http_error(status: int, body: str = "", headers: dict | None = None) -> requests.HTTPError:

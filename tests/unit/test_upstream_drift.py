@@ -146,13 +146,14 @@ def test_the_hash_ignores_docstrings_and_comments_but_not_code(tmp_path, monkeyp
 
 def test_a_changed_source_fails_with_the_upstream_object_our_code_and_what_to_do(probe):
     pin = Pin(
-        target="dj_pins_probe:Mine.build", kind=PRIVATE, used_by=("durable_jobs.operators.databricks:X.y",),
+        target="dj_pins_probe:Mine.build", kind=PRIVATE,
+        used_by=("durable_jobs.providers.databricks.operators.databricks:X.y",),
         why="because", sha256="0" * 64, pinned="probe==1",
     )
     [drift] = pinning.check([pin])
     message = drift.message()
     assert drift.problem == "changed"
-    for part in ("dj_pins_probe:Mine.build", "durable_jobs.operators.databricks:X.y", "because",
+    for part in ("dj_pins_probe:Mine.build", "durable_jobs.providers.databricks.operators.databricks:X.y", "because",
                  "python -m tools.upstream_pins --update", "probe==1"):
         assert part in message
     gone = Pin(target="dj_pins_probe:vanished", kind=PRIVATE, used_by=("x:y",), why="w", sha256="0" * 64)

@@ -96,7 +96,7 @@ def _name(node: ast.AST) -> str:
 def _operators(tree: ast.Module) -> list[str]:
     found = []
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("durable_jobs.operators"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("durable_jobs.providers"):
             found += [f"{node.module}.{alias.name}" for alias in node.names]
     return found
 

@@ -185,7 +185,7 @@ def parity(warn) -> str:
 
 def state_store_keys(warn) -> str:
     """The ``task_state_store`` keys each operator writes: deployed names, never to be renamed."""
-    from durable_jobs.operators.base import CHECKPOINT_SUFFIX
+    from durable_jobs.core.mixin import CHECKPOINT_SUFFIX
 
     rows = ["| operator | `external_id_key` (the bare id, as the official operator writes it) | "
             "durable-jobs' record |", "|---|---|---|"]
@@ -312,8 +312,8 @@ def record_example() -> str:
     """An intent record exactly as the operator would write it before its first submit."""
     import json
 
-    from durable_jobs.operators.checkpoint import CheckpointRecord, fingerprint
-    from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+    from durable_jobs.core.checkpoint import CheckpointRecord, fingerprint
+    from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
     op = DatabricksSubmitRunOperator(
         task_id="nightly_etl", retries=3, run_name="nightly etl {{ ds }}",

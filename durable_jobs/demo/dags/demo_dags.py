@@ -11,7 +11,7 @@ import pendulum
 from airflow.providers.databricks.operators import databricks as official
 from airflow.sdk import DAG
 
-from durable_jobs.operators import databricks as durable
+from durable_jobs.providers.databricks.operators import databricks as durable
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 ARGS = dict(
@@ -33,7 +33,7 @@ for scenario, extra in SCENARIOS.items():
         DAGS[dag_id] = dag
         globals()[dag_id] = dag
 
-# DatabricksNotebookOperator (issue 15): the lost reply again, with the notebook operator's own arguments.
+# DatabricksNotebookOperator: the lost reply again, with the notebook operator's own arguments.
 for flavour, module in (("official", official), ("durable", durable)):
     dag_id = f"demo_notebook_{flavour}"
     with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
@@ -45,7 +45,7 @@ for flavour, module in (("official", official), ("durable", durable)):
     DAGS[dag_id] = dag
     globals()[dag_id] = dag
 
-# DatabricksTaskOperator (issue 15): the lost reply again, one Python file as ``task_config``.
+# DatabricksTaskOperator: the lost reply again, one Python file as ``task_config``.
 for flavour, module in (("official", official), ("durable", durable)):
     dag_id = f"demo_task_{flavour}"
     with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:
@@ -58,7 +58,7 @@ for flavour, module in (("official", official), ("durable", durable)):
     DAGS[dag_id] = dag
     globals()[dag_id] = dag
 
-# DatabricksSQLStatementsOperator (issue 15): status reads fail for a while; upstream's retry runs the SQL again.
+# DatabricksSQLStatementsOperator: status reads fail for a while; upstream's retry runs the SQL again.
 for flavour, module in (("official", official), ("durable", durable)):
     dag_id = f"demo_sql_{flavour}"
     with DAG(dag_id, schedule=None, start_date=START, catchup=False, tags=["durable-jobs-demo"]) as dag:

@@ -1,5 +1,5 @@
 """AWS DAGs for the compatibility subset (Batch, Glue, EMR Serverless, Athena), run against moto behind our fault
-proxy (``durable_jobs.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike.
+proxy (``durable_jobs.testing.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike.
 
 Resource names match ``aws_env``; the EMR Serverless application id comes from the Variable that the
 ``aws`` fixture sets (``AIRFLOW_VAR_DURABLE_EMR_APPLICATION_ID``), as in tests/integration.
@@ -11,7 +11,10 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.aws import AthenaOperator, BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
+from durable_jobs.providers.amazon.aws.operators.athena import AthenaOperator
+from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/durable-jobs-role"
 FAST = {"retries": 1, "retry_delay": timedelta(0)}

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.google.bigquery import BigQueryInsertJobOperator
+from durable_jobs.providers.google.cloud.operators.bigquery import BigQueryInsertJobOperator
 
 CONFIGURATION = {"query": {"query": "INSERT INTO compat.events SELECT 1", "useLegacySql": False}}
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.emulators.cloud_batch import PROJECT, REGION
-from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator
+from durable_jobs.testing.emulators.cloud_batch import PROJECT, REGION
 
 JOB = {"task_groups": [{"task_spec": {"runnables": [{"script": {"text": "echo compat"}}]}}]}
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.emulators.cloud_run import PROJECT, REGION
-from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
+from durable_jobs.testing.emulators.cloud_run import PROJECT, REGION
 
 OVERRIDES = {"container_overrides": [{"args": ["compat"]}]}
 

@@ -9,7 +9,7 @@ try:
 except ImportError:  # Airflow 2.x
     from airflow import DAG
 
-from durable_jobs.operators.databricks import (
+from durable_jobs.providers.databricks.operators.databricks import (
     DatabricksNotebookOperator,
     DatabricksRunNowOperator,
     DatabricksSubmitRunOperator,

@@ -11,7 +11,7 @@ except ImportError:  # Airflow 2.x
 
 from compat_dags import _RecordDeferrals
 
-from durable_jobs.operators.databricks import DatabricksSQLStatementsOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSQLStatementsOperator
 
 
 class SqlStatements(_RecordDeferrals, DatabricksSQLStatementsOperator):

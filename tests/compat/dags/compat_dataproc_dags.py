@@ -7,8 +7,11 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.emulators.dataproc import PROJECT, REGION
-from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator, DataprocSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.dataproc import (
+    DataprocCreateBatchOperator,
+    DataprocSubmitJobOperator,
+)
+from durable_jobs.testing.emulators.dataproc import PROJECT, REGION
 
 JOB = {"placement": {"cluster_name": "compat"}, "pyspark_job": {"main_python_file_uri": "gs://compat/job.py"}}
 

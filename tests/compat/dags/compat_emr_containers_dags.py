@@ -1,5 +1,5 @@
 """Amazon EMR on EKS DAGs for the compatibility subset, run against moto behind our fault proxy
-(``durable_jobs.emulators.aws_env``); the virtual cluster id comes from the Variable the ``aws`` fixture sets
+(``durable_jobs.testing.emulators.aws_env``); the virtual cluster id comes from the Variable the ``aws`` fixture sets
 (``AIRFLOW_VAR_DURABLE_EMR_VIRTUAL_CLUSTER_ID``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.aws import EmrContainerOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
 FAST = {"retries": 1, "retry_delay": timedelta(0)}
 

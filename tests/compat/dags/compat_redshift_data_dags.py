@@ -1,5 +1,5 @@
 """Amazon Redshift Data API DAGs for the compatibility subset, run against moto behind our fault proxy
-(``durable_jobs.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike."""
+(``durable_jobs.testing.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.aws import RedshiftDataOperator
+from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
 FAST = {"retries": 1, "retry_delay": timedelta(0)}
 

@@ -1,5 +1,5 @@
 """AWS Step Functions DAGs for the compatibility subset, run against moto behind our fault proxy
-(``durable_jobs.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike."""
+(``durable_jobs.testing.emulators.aws_env``); parsed by dag.test() on Airflow 2.11, 3.2 and 3.3 alike."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.aws import StepFunctionStartExecutionOperator
+from durable_jobs.providers.amazon.aws.operators.step_function import StepFunctionStartExecutionOperator
 
 STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:durable-state-machine"
 FAST = {"retries": 1, "retry_delay": timedelta(0)}

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from compat_dags import _dag, _RecordDeferrals
 
-from durable_jobs.operators.snowflake import SnowflakeNotebookOperator, SnowflakeSqlApiOperator
+from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeNotebookOperator, SnowflakeSqlApiOperator
 
 SQL = "INSERT INTO compat_events SELECT 1"
 

@@ -15,7 +15,8 @@ import pendulum
 from airflow.providers.databricks.operators import databricks as official
 from airflow.sdk import DAG, get_parsing_context
 
-from durable_jobs.operators import databricks as ours
+from durable_jobs import vendors
+from durable_jobs.providers.databricks.operators import databricks as ours
 
 TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]
 
@@ -92,7 +93,7 @@ def _cells() -> list[dict]:
     return [c for c in cells if c["dag_id"] == wanted] if wanted else cells
 
 
-#: Resource names of durable_jobs.emulators.aws_env (the shared moto's Batch queue, Athena workgroup, IAM role).
+#: Resource names of durable_jobs.testing.emulators.aws_env (the shared moto's Batch queue, Athena workgroup, IAM role).
 ROLE_ARN = "arn:aws:iam::123456789012:role/durable-jobs-role"
 SCRIPT = "s3://durable-bucket/scripts/etl.py"
 
@@ -127,7 +128,10 @@ def _aws_task(cell: dict) -> None:
     from airflow.providers.amazon.aws.operators import emr as official_emr
     from airflow.providers.amazon.aws.operators import glue as official_glue
 
-    from durable_jobs.operators import aws as ours_aws
+    from durable_jobs.providers.amazon.aws.operators import athena as ours_aws_athena
+    from durable_jobs.providers.amazon.aws.operators import batch as ours_aws_batch
+    from durable_jobs.providers.amazon.aws.operators import emr as ours_aws_emr
+    from durable_jobs.providers.amazon.aws.operators import glue as ours_aws_glue
 
     ours = cell["operator"] == "ours"
     common = dict(task_id="submit", aws_conn_id=cell["conn_id"], deferrable=cell["mode"] == "deferrable",
@@ -135,18 +139,18 @@ def _aws_task(cell: dict) -> None:
     if ours:
         common["cancel_on_kill"] = cell.get("cancel_on_kill", "user")
     if cell["vendor"] == "athena":  # the query names the cell: moto's listing is counted per cell by it
-        op = ours_aws.AthenaOperator if ours else official_athena.AthenaOperator
+        op = ours_aws_athena.AthenaOperator if ours else official_athena.AthenaOperator
         op(query=f"SELECT '{cell['dag_id']}' AS cell", database="analytics", workgroup="durable-athena",
            sleep_time=1, **common)
         return
     if cell["vendor"] == "glue":  # one Glue job per cell, created by the operator on its first try
-        op = ours_aws.GlueJobOperator if ours else official_glue.GlueJobOperator
+        op = ours_aws_glue.GlueJobOperator if ours else official_glue.GlueJobOperator
         op = _reads_on_complete(op) if cell.get("reads_output") else op  # tests/crash/crash_aws_rows.py W5
         op(job_name=cell["dag_id"], script_location=SCRIPT, iam_role_arn=ROLE_ARN, s3_bucket="durable-bucket",
            concurrent_run_limit=5, job_poll_interval=1, waiter_delay=1, waiter_max_attempts=600, **common)
         return
     if cell["vendor"] == "emr_serverless":  # the shared application; the run is named after the cell
-        op = ours_aws.EmrServerlessStartJobOperator if ours else official_emr.EmrServerlessStartJobOperator
+        op = ours_aws_emr.EmrServerlessStartJobOperator if ours else official_emr.EmrServerlessStartJobOperator
         if ours:
             common["cancel_on_kill"] = True  # its official boolean (True: a user's kill cancels)
         op = _reads_on_complete(op) if cell.get("reads_output") else op  # tests/crash/crash_aws_rows.py W5
@@ -172,12 +176,12 @@ def _aws_task(cell: dict) -> None:
     if cell["vendor"].startswith("sagemaker"):  # tests/crash/crash_sagemaker_rows.py; a "cell" tag names the cell
         _sagemaker_task(cell, common)
         return
-    op = ours_aws.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
+    op = ours_aws_batch.BatchOperator if cell["operator"] == "ours" else official_batch.BatchOperator
     op(job_name=cell["dag_id"], job_queue="durable-queue", job_definition="durable-job-def", poll_interval=1,
        max_retries=600, **common)
 
 
-#: durable_jobs.emulators.aws_env.STATE_MACHINE_ARN: the shared moto's one state machine
+#: durable_jobs.testing.emulators.aws_env.STATE_MACHINE_ARN: the shared moto's one state machine
 STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:durable-state-machine"
 
 
@@ -202,9 +206,9 @@ class SfnReadsAfterStart:
 def _sfn_task(cell: dict, common: dict) -> None:
     from airflow.providers.amazon.aws.operators import step_function as official_sfn
 
-    from durable_jobs.operators import aws as ours_aws
+    from durable_jobs.providers.amazon.aws.operators import step_function as ours_aws_step_function
 
-    op = ours_aws.StepFunctionStartExecutionOperator if cell["operator"] == "ours" else (
+    op = ours_aws_step_function.StepFunctionStartExecutionOperator if cell["operator"] == "ours" else (
         official_sfn.StepFunctionStartExecutionOperator)
     if cell.get("reads_output"):
         op = type(op.__name__, (SfnReadsAfterStart, op), {"__module__": __name__})
@@ -225,7 +229,7 @@ def _ecs_task(cell: dict, common: dict) -> None:
     """Amazon ECS: ours or the official ``EcsRunTaskOperator``; the task ``group`` names the cell."""
     from airflow.providers.amazon.aws.operators import ecs as official_ecs
 
-    from durable_jobs.operators.aws import EcsRunTaskOperator
+    from durable_jobs.providers.amazon.aws.operators.ecs import EcsRunTaskOperator
 
     op = EcsRunTaskOperator if cell["operator"] == "ours" else official_ecs.EcsRunTaskOperator
     if cell.get("reads_output"):
@@ -248,7 +252,7 @@ def _redshift_data_task(cell: dict, common: dict) -> None:
     """Amazon Redshift Data API: ours or the official ``RedshiftDataOperator``; the SQL names the cell."""
     from airflow.providers.amazon.aws.operators import redshift_data as official_rsd
 
-    from durable_jobs.operators.aws import RedshiftDataOperator
+    from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
     op = RedshiftDataOperator if cell["operator"] == "ours" else official_rsd.RedshiftDataOperator
     if cell.get("reads_output"):
@@ -261,7 +265,7 @@ def _snowflake_task(cell: dict) -> None:
     """The cell's SQL API task, ours or the official one, on its own connection (its own emulator)."""
     from airflow.providers.snowflake.operators import snowflake as official_snowflake
 
-    from durable_jobs.operators import snowflake as ours_snowflake
+    from durable_jobs.providers.snowflake.operators import snowflake as ours_snowflake
 
     ours = cell["operator"] == "ours"
     op = ours_snowflake.SnowflakeSqlApiOperator if ours else official_snowflake.SnowflakeSqlApiOperator
@@ -277,7 +281,7 @@ def _bigquery_task(cell: dict) -> None:
     """The cell's BigQuery insert job, ours or the official one, on its own connection (its own project)."""
     from airflow.providers.google.cloud.operators import bigquery as official_bigquery
 
-    from durable_jobs.operators.google import bigquery as ours_bigquery
+    from durable_jobs.providers.google.cloud.operators import bigquery as ours_bigquery
 
     ours = cell["operator"] == "ours"
     op = ours_bigquery.BigQueryInsertJobOperator if ours else official_bigquery.BigQueryInsertJobOperator
@@ -294,7 +298,7 @@ def _dataproc_task(cell: dict) -> None:
     """The cell's Dataproc job, ours or the official one, on its own connection (its own project)."""
     from airflow.providers.google.cloud.operators import dataproc as official_dataproc
 
-    from durable_jobs.operators.google import dataproc as ours_dataproc
+    from durable_jobs.providers.google.cloud.operators import dataproc as ours_dataproc
 
     ours = cell["operator"] == "ours"
     op = ours_dataproc.DataprocSubmitJobOperator if ours else official_dataproc.DataprocSubmitJobOperator
@@ -315,7 +319,7 @@ def _dataproc_batch_task(cell: dict) -> None:
     """The cell's Dataproc Serverless batch, ours or the official one, on its own connection (its own project)."""
     from airflow.providers.google.cloud.operators import dataproc as official_dataproc
 
-    from durable_jobs.operators.google import dataproc as ours_dataproc
+    from durable_jobs.providers.google.cloud.operators import dataproc as ours_dataproc
 
     ours = cell["operator"] == "ours"
     op = ours_dataproc.DataprocCreateBatchOperator if ours else official_dataproc.DataprocCreateBatchOperator
@@ -351,7 +355,7 @@ def _emr_steps_task(cell: dict, common: dict) -> None:
     long-running cluster (found by name, as ``job_flow_name`` does)."""
     from airflow.providers.amazon.aws.operators import emr as official_emr
 
-    from durable_jobs.operators.aws import EmrAddStepsOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
     op = EmrAddStepsOperator if cell["operator"] == "ours" else official_emr.EmrAddStepsOperator
     if cell.get("reads_output"):
@@ -366,7 +370,7 @@ def _emr_containers_task(cell: dict, common: dict) -> None:
     """Amazon EMR on EKS: ours or the official ``EmrContainerOperator``; the run's ``name`` is the cell."""
     from airflow.providers.amazon.aws.operators import emr as official_emr
 
-    from durable_jobs.operators.aws import EmrContainerOperator
+    from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
 
     op = EmrContainerOperator if cell["operator"] == "ours" else official_emr.EmrContainerOperator
     if cell.get("reads_output"):
@@ -387,9 +391,19 @@ class SageMakerReadsOnComplete:
         return super().execute_complete(context, event)
 
 
-#: each SageMaker crash vendor key -> its job type (tests/crash/crash_aws.SAGEMAKER_KEYS)
-SAGEMAKER_JOB_TYPES = {"sagemaker": "Training", "sagemaker_processing": "Processing",
-                       "sagemaker_transform": "Transform"}
+
+
+def _job_type(service: vendors.Service, op: vendors.Operator) -> str:
+    """The <Type> of the operator's submit call in the registry, ``sagemaker:Create<Type>Job``."""
+    calls = service.calls_of(op)
+    return calls.submit.partition(":Create")[2].removesuffix("Job") if calls else ""
+
+
+#: each SageMaker crash vendor key -> its job type (Training, Processing, Transform)
+SAGEMAKER_JOB_TYPES = {op.crash: _job_type(vendors.service("sagemaker"), op)
+                       for op in vendors.service("sagemaker").operators if op.crash}
+#: the crash vendor keys of every AWS operator in the registry (tests/crash/crash_aws.py SERVICES)
+AWS_VENDORS = frozenset(op.crash for op in vendors.family("aws").operators if op.crash)
 SAGEMAKER_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/xgb:1"
 
 
@@ -429,10 +443,10 @@ def _sagemaker_task(cell: dict, common: dict) -> None:
 
     from airflow.providers.amazon.aws.operators import sagemaker as official_sm
 
-    from durable_jobs.operators import aws as ours_aws
+    from durable_jobs.providers.amazon.aws.operators import sagemaker as ours_sm
 
     job_type = SAGEMAKER_JOB_TYPES[cell["vendor"]]
-    op = getattr(ours_aws if cell["operator"] == "ours" else official_sm, f"SageMaker{job_type}Operator")
+    op = getattr(ours_sm if cell["operator"] == "ours" else official_sm, f"SageMaker{job_type}Operator")
     if cell.get("reads_output"):
         op = type(op.__name__, (SageMakerReadsOnComplete, op),
                   {"__module__": __name__, "sagemaker_job_type": job_type})
@@ -447,7 +461,7 @@ def _cloud_batch_task(cell: dict) -> None:
     fixed ``job_name`` as a user's would be (tests/crash/crash_cloud_batch.py)."""
     from airflow.providers.google.cloud.operators import cloud_batch as official_cloud_batch
 
-    from durable_jobs.operators.google import cloud_batch as ours_cloud_batch
+    from durable_jobs.providers.google.cloud.operators import cloud_batch as ours_cloud_batch
 
     ours = cell["operator"] == "ours"
     op = ours_cloud_batch.CloudBatchSubmitJobOperator if ours else official_cloud_batch.CloudBatchSubmitJobOperator
@@ -466,7 +480,7 @@ def _cloud_run_task(cell: dict) -> None:
     job ``crash-cell`` the fleet defined; tests/crash/crash_cloud_run.py)."""
     from airflow.providers.google.cloud.operators import cloud_run as official_cloud_run
 
-    from durable_jobs.operators.google import cloud_run as ours_cloud_run
+    from durable_jobs.providers.google.cloud.operators import cloud_run as ours_cloud_run
 
     ours = cell["operator"] == "ours"
     op = ours_cloud_run.CloudRunExecuteJobOperator if ours else official_cloud_run.CloudRunExecuteJobOperator
@@ -485,7 +499,7 @@ def _dataflow_task(cell: dict) -> None:
     tests/crash/crash_dataflow.py)."""
     from airflow.providers.google.cloud.operators import dataflow as official_dataflow
 
-    from durable_jobs.operators.google import dataflow as ours_dataflow
+    from durable_jobs.providers.google.cloud.operators import dataflow as ours_dataflow
 
     ours = cell["operator"] == "ours"
     module = ours_dataflow if ours else official_dataflow
@@ -545,10 +559,7 @@ for cell in _cells():
         cell["dag_id"], schedule=None, start_date=pendulum.datetime(2025, 1, 1), catchup=False,
         max_active_runs=1, tags=["durable-jobs-crash"],
     ) as dag:
-        if cell.get("vendor") in ("batch", "glue", "emr_serverless", "athena",
-                                  "stepfunctions", "ecs", "redshift_data",
-                                  "emr_containers", "emr_steps", "sagemaker",
-                                  "sagemaker_processing", "sagemaker_transform"):  # crash_aws.py SERVICES
+        if cell.get("vendor") in AWS_VENDORS:  # crash_aws.py SERVICES
             _aws_task(cell)
             globals()[cell["dag_id"]] = dag
             continue

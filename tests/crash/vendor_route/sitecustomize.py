@@ -40,9 +40,9 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
 # --------------------------------------------------------------------------------------------- Snowflake
 # SnowflakeHook builds https://<account>.snowflakecomputing.com from the account alone: once the hook module
-# is imported, route_from_env() points each cell's account at its emulator (durable_jobs.emulators.snowflake).
+# is imported, route_from_env() points each cell's account at its emulator (durable_jobs.testing.emulators.snowflake).
 def _route_snowflake() -> None:
-    from durable_jobs.emulators.snowflake import route_from_env
+    from durable_jobs.testing.emulators.snowflake import route_from_env
 
     route_from_env()
 
@@ -53,9 +53,9 @@ if os.environ.get("DURABLE_JOBS_SNOWFLAKE_EMULATOR_URL"):
 
 # ---------------------------------------------------------------------------------------------- BigQuery
 # google-cloud-bigquery takes BIGQUERY_EMULATOR_HOST (a URL) as it is; gcloud-aio-bigquery (the official
-# trigger's cancel) is taught to take it too, once its module is imported (durable_jobs.emulators.bigquery).
+# trigger's cancel) is taught to take it too, once its module is imported (durable_jobs.testing.emulators.bigquery).
 def _route_bigquery() -> None:
-    from durable_jobs.emulators.bigquery import route_from_env
+    from durable_jobs.testing.emulators.bigquery import route_from_env
 
     route_from_env()
 
@@ -66,9 +66,9 @@ if os.environ.get("BIGQUERY_EMULATOR_HOST", "").startswith("http"):
 # ---------------------------------------------------------------------------------------------- Dataproc
 # The hooks build their clients over TLS to <region>-dataproc.googleapis.com: DataprocHook's and
 # DataprocAsyncHook's client factories are replaced by the same clients over an insecure channel to the
-# emulator, once the hook module is imported (durable_jobs.emulators.dataproc.route_from_env).
+# emulator, once the hook module is imported (durable_jobs.testing.emulators.dataproc.route_from_env).
 def _route_dataproc() -> None:
-    from durable_jobs.emulators.dataproc import route_from_env
+    from durable_jobs.testing.emulators.dataproc import route_from_env
 
     route_from_env()
 
@@ -79,9 +79,9 @@ if os.environ.get("DURABLE_JOBS_DATAPROC_EMULATOR_ADDRESS"):
 # ------------------------------------------------------------------------------------------- Cloud Batch
 # CloudBatchHook / CloudBatchAsyncHook build their clients over TLS to batch.googleapis.com in get_conn: both
 # get_conn methods are replaced by the same clients over an insecure channel to the emulator, once the hook module
-# is imported (durable_jobs.emulators.cloud_batch.route_from_env).
+# is imported (durable_jobs.testing.emulators.cloud_batch.route_from_env).
 def _route_cloud_batch() -> None:
-    from durable_jobs.emulators.cloud_batch import route_from_env
+    from durable_jobs.testing.emulators.cloud_batch import route_from_env
 
     route_from_env()
 
@@ -93,9 +93,9 @@ if os.environ.get("DURABLE_JOBS_CLOUD_BATCH_EMULATOR_ADDRESS"):
 # --------------------------------------------------------------------------------------------- Cloud Run
 # CloudRunHook / CloudRunAsyncHook build their JobsClients over TLS to run.googleapis.com in get_conn: both get_conn
 # methods are replaced by the same clients over an insecure channel to the emulator, once the hook module is
-# imported (durable_jobs.emulators.cloud_run.route_from_env); ours' ExecutionsClient shares that channel.
+# imported (durable_jobs.testing.emulators.cloud_run.route_from_env); ours' ExecutionsClient shares that channel.
 def _route_cloud_run() -> None:
-    from durable_jobs.emulators.cloud_run import route_from_env
+    from durable_jobs.testing.emulators.cloud_run import route_from_env
 
     route_from_env()
 
@@ -106,10 +106,10 @@ if os.environ.get("DURABLE_JOBS_CLOUD_RUN_EMULATOR_ADDRESS"):
 # --------------------------------------------------------------------------------------------- Dataflow
 # DataflowHook.get_conn builds its discovery client against dataflow.googleapis.com: it is replaced by the same
 # build() call with the emulator's endpoint, once the hook module is imported
-# (durable_jobs.emulators.dataflow.route_from_env); AsyncDataflowHook (the official trigger) builds its gRPC
+# (durable_jobs.testing.emulators.dataflow.route_from_env); AsyncDataflowHook (the official trigger) builds its gRPC
 # JobsV1Beta3 client over an insecure channel to the emulator's gRPC face (DURABLE_JOBS_DATAFLOW_EMULATOR_GRPC_ADDRESS).
 def _route_dataflow() -> None:
-    from durable_jobs.emulators.dataflow import route_from_env
+    from durable_jobs.testing.emulators.dataflow import route_from_env
 
     route_from_env()
 

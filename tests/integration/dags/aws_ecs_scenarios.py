@@ -1,6 +1,6 @@
 """DAGs for the ECS integration tests (Airflow runs them against moto behind our fault proxy).
 
-``ecs()`` builds a one-task DAG around ``EcsRunTaskOperator``. Names match ``durable_jobs.emulators.aws_env``
+``ecs()`` builds a one-task DAG around ``EcsRunTaskOperator``. Names match ``durable_jobs.testing.emulators.aws_env``
 (cluster ``durable-cluster``; task definition ``durable-task``, and ``durable-task-fails`` whose container
 exits 1).
 """
@@ -13,7 +13,7 @@ import pendulum
 from airflow.providers.amazon.aws.operators.ecs import EcsRunTaskOperator as OfficialEcsRunTaskOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EcsRunTaskOperator
+from durable_jobs.providers.amazon.aws.operators.ecs import EcsRunTaskOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

@@ -13,8 +13,8 @@ import pendulum
 from airflow.providers.amazon.aws.operators.emr import EmrContainerOperator as OfficialEmrContainerOperator
 from airflow.sdk import DAG
 
-from durable_jobs.emulators.aws_env import EMR_RELEASE_LABEL, ROLE_ARN
-from durable_jobs.operators.aws import EmrContainerOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrContainerOperator
+from durable_jobs.testing.emulators.aws_env import EMR_RELEASE_LABEL, ROLE_ARN
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

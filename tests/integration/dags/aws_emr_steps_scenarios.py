@@ -2,7 +2,7 @@
 
 ``emr()`` builds a one-task DAG around ``EmrAddStepsOperator`` adding two steps to the test environment's
 long-running cluster (``durable-emr-cluster``, found by ``job_flow_name`` or, templated, by its id). A step with
-an argument containing ``fail`` ends FAILED (``durable_jobs.emulators.aws_moto_emr_steps.FAIL_MARKER``).
+an argument containing ``fail`` ends FAILED (``durable_jobs.testing.emulators.aws_moto_emr_steps.FAIL_MARKER``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pendulum
 from airflow.providers.amazon.aws.operators.emr import EmrAddStepsOperator as OfficialEmrAddStepsOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import EmrAddStepsOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrAddStepsOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

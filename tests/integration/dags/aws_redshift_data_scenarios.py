@@ -1,7 +1,7 @@
 """DAGs for the Redshift Data API integration tests (Airflow runs them against moto behind our fault proxy).
 
 ``rsd()`` builds a one-task DAG around ``RedshiftDataOperator``. moto runs no SQL: a statement whose SQL
-contains ``fail()`` ends FAILED (``durable_jobs.emulators.aws_moto_redshift_data.FAIL_MARKER``).
+contains ``fail()`` ends FAILED (``durable_jobs.testing.emulators.aws_moto_redshift_data.FAIL_MARKER``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pendulum
 from airflow.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator as OfficialRedshiftDataOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import RedshiftDataOperator
+from durable_jobs.providers.amazon.aws.operators.redshift_data import RedshiftDataOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

@@ -1,7 +1,8 @@
 """DAGs for the SageMaker job integration tests (Airflow runs them against moto behind our fault proxy).
 
 ``training()``, ``processing()`` and ``transform()`` build one-task DAGs around the durable operators. moto runs no
-container: a job whose name contains ``fail`` ends Failed (``durable_jobs.emulators.aws_moto_sagemaker.FAIL_MARKER``).
+container: a job whose name contains ``fail`` ends Failed
+(``durable_jobs.testing.emulators.aws_moto_sagemaker.FAIL_MARKER``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from airflow.providers.amazon.aws.operators.sagemaker import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws_sagemaker import (
+from durable_jobs.providers.amazon.aws.operators.sagemaker import (
     SageMakerProcessingOperator,
     SageMakerTrainingOperator,
     SageMakerTransformOperator,

@@ -2,7 +2,7 @@
 
 ``batch()``, ``glue()``, ``emr()`` and ``athena()`` build one-task DAGs; a test can build an *edited* copy
 (same dag_id, different request), the way a redeployed DAG file is parsed between two tries.
-Resource names match ``durable_jobs.emulators.aws_env``.
+Resource names match ``durable_jobs.testing.emulators.aws_env``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from airflow.providers.amazon.aws.operators.batch import BatchOperator as Offici
 from airflow.providers.amazon.aws.operators.glue import GlueJobOperator as OfficialGlueJobOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import AthenaOperator, BatchOperator, EmrServerlessStartJobOperator, GlueJobOperator
+from durable_jobs.providers.amazon.aws.operators.athena import AthenaOperator
+from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
+from durable_jobs.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

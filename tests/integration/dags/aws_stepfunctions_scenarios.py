@@ -1,7 +1,7 @@
 """DAGs for the Step Functions integration tests (Airflow against moto behind our fault proxy).
 
 ``sfn()`` builds one-task DAGs with ours or the official operator. Resource names match
-``durable_jobs.emulators.aws_env``.
+``durable_jobs.testing.emulators.aws_env``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from airflow.providers.amazon.aws.operators.step_function import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import StepFunctionStartExecutionOperator
+from durable_jobs.providers.amazon.aws.operators.step_function import StepFunctionStartExecutionOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

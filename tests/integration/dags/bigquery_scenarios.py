@@ -13,7 +13,7 @@ from airflow.providers.google.cloud.operators.bigquery import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.operators.google import BigQueryInsertJobOperator
+from durable_jobs.providers.google.cloud.operators.bigquery import BigQueryInsertJobOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

@@ -13,8 +13,8 @@ from airflow.providers.google.cloud.operators.cloud_batch import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.emulators.cloud_batch import PROJECT, REGION
-from durable_jobs.operators.google.cloud_batch import CloudBatchSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_batch import CloudBatchSubmitJobOperator
+from durable_jobs.testing.emulators.cloud_batch import PROJECT, REGION
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

@@ -15,8 +15,8 @@ from airflow.providers.google.cloud.operators.cloud_run import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.emulators.cloud_run import PROJECT, REGION
-from durable_jobs.operators.google.cloud_run import CloudRunExecuteJobOperator
+from durable_jobs.providers.google.cloud.operators.cloud_run import CloudRunExecuteJobOperator
+from durable_jobs.testing.emulators.cloud_run import PROJECT, REGION
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

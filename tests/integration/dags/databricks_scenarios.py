@@ -12,7 +12,10 @@ import pendulum
 from airflow.sdk import DAG
 from tenacity import stop_after_attempt, wait_fixed
 
-from durable_jobs.operators.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import (
+    DatabricksRunNowOperator,
+    DatabricksSubmitRunOperator,
+)
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 FAST = dict(

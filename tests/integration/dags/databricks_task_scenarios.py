@@ -8,7 +8,7 @@ import pendulum
 from airflow.providers.databricks.operators import databricks as official
 from airflow.sdk import DAG
 
-from durable_jobs.operators import databricks as ours
+from durable_jobs.providers.databricks.operators import databricks as ours
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 FAST = dict(polling_period_seconds=0.2, databricks_retry_limit=2, databricks_retry_delay=0.01,

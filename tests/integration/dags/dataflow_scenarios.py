@@ -13,11 +13,11 @@ from airflow.providers.google.cloud.operators.dataflow import (
 )
 from airflow.sdk import DAG
 
-from durable_jobs.emulators.dataflow import PROJECT, REGION
-from durable_jobs.operators.google.dataflow import (
+from durable_jobs.providers.google.cloud.operators.dataflow import (
     DataflowStartFlexTemplateOperator,
     DataflowTemplatedJobStartOperator,
 )
+from durable_jobs.testing.emulators.dataflow import PROJECT, REGION
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

@@ -11,8 +11,8 @@ import pendulum
 from airflow.providers.google.cloud.operators.dataproc import DataprocSubmitJobOperator as OfficialSubmitJob
 from airflow.sdk import DAG
 
-from durable_jobs.emulators.dataproc import PROJECT, REGION
-from durable_jobs.operators.google.dataproc import DataprocSubmitJobOperator
+from durable_jobs.providers.google.cloud.operators.dataproc import DataprocSubmitJobOperator
+from durable_jobs.testing.emulators.dataproc import PROJECT, REGION
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))
@@ -42,7 +42,7 @@ dp_long_deferrable = submit_job("dp_long_deferrable", job={**JOB, "labels": {"em
 
 
 # ------------------------------------------------------------------ Serverless batches
-from durable_jobs.operators.google.dataproc import DataprocCreateBatchOperator  # noqa: E402
+from durable_jobs.providers.google.cloud.operators.dataproc import DataprocCreateBatchOperator  # noqa: E402
 
 BATCH = {"pyspark_batch": {"main_python_file_uri": "gs://bucket/daily.py", "args": ["{{ ds }}"]}}
 

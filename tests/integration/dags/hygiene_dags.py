@@ -9,8 +9,9 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.aws import AthenaOperator, BatchOperator
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.amazon.aws.operators.athena import AthenaOperator
+from durable_jobs.providers.amazon.aws.operators.batch import BatchOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]

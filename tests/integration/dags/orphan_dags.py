@@ -7,7 +7,7 @@ from datetime import timedelta
 import pendulum
 from airflow.sdk import DAG
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 TASKS = [{"task_key": "etl", "notebook_task": {"notebook_path": "/Shared/etl"}}]

@@ -9,9 +9,9 @@ from airflow.providers.databricks.operators import databricks as official
 from airflow.providers.snowflake.operators import snowflake as official_snowflake
 from airflow.sdk import DAG
 
-from durable_jobs.operators import aws as durable_aws
-from durable_jobs.operators import databricks as durable
-from durable_jobs.operators import snowflake as durable_snowflake
+from durable_jobs.providers.amazon.aws.operators import athena as durable_athena
+from durable_jobs.providers.databricks.operators import databricks as durable
+from durable_jobs.providers.snowflake.operators import snowflake as durable_snowflake
 
 MODES = [{}, {"deferrable": True}, {"wait_for_termination": False}]
 DAGS = {}
@@ -29,7 +29,7 @@ for flavour, module in (("official", official), ("durable", durable)):
 # Amazon Athena: the same query with the official operator and ours, synchronous and deferrable (moto).
 ATHENA_MODES = [{}, {"deferrable": True}]
 ATHENA_DAGS = {}
-for flavour, module in (("official", official_athena), ("durable", durable_aws)):
+for flavour, module in (("official", official_athena), ("durable", durable_athena)):
     for number, mode in enumerate(ATHENA_MODES):
         dag_id = f"parity_athena_{flavour}_{number}"
         with DAG(dag_id, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False) as dag:

@@ -11,7 +11,7 @@ import pendulum
 from airflow.providers.snowflake.operators.snowflake import SnowflakeSqlApiOperator as OfficialSqlApiOperator
 from airflow.sdk import DAG
 
-from durable_jobs.operators.snowflake import SnowflakeNotebookOperator, SnowflakeSqlApiOperator
+from durable_jobs.providers.snowflake.operators.snowflake import SnowflakeNotebookOperator, SnowflakeSqlApiOperator
 
 START = pendulum.datetime(2026, 1, 1, tz="UTC")
 RETRIES = dict(retries=2, retry_delay=timedelta(0))

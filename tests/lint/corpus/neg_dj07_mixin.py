@@ -6,7 +6,7 @@ from __future__ import annotations
 from airflow.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 from airflow.sdk import BaseOperator, ResumableJobMixin
 
-from durable_jobs.operators.base import DurableJobMixin
+from durable_jobs.core.mixin import DurableJobMixin
 
 
 class GoodOperator(ResumableJobMixin, BaseOperator):

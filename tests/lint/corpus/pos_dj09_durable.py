@@ -6,7 +6,7 @@ from airflow.providers.databricks.operators.databricks import DatabricksRunNowOp
 from airflow.sdk import DAG
 from pendulum import datetime
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 NO_RETRIES = {"retries": 0}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 
 
 def test_operator_without_durability():

@@ -4,7 +4,7 @@ default_args dict spread into the DAG's own, so it can never reconnect."""
 from __future__ import annotations
 
 from airflow.sdk import DAG
-from durable_jobs.operators.databricks import DatabricksSubmitRunOperator
+from durable_jobs.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
 from pendulum import datetime
 
 COMPANY_DEFAULTS = {"owner": "platform", "retries": 0, "email_on_failure": True}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from airflow.sdk import DAG
-from durable_jobs.operators.aws import GlueJobOperator
+from durable_jobs.providers.amazon.aws.operators.glue import GlueJobOperator
 from pendulum import datetime
 
 with DAG("glue_not_durable", start_date=datetime(2025, 1, 1), schedule="@daily", catchup=False,

@@ -1,0 +1,1 @@
+"""Durable operators at the official import paths, with ``airflow.`` replaced by ``durable_jobs.``."""

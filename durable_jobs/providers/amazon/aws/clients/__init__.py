@@ -1,0 +1,1 @@
+"""AWS job clients: the official AWS hooks' boto3 clients under the checkpoint protocol."""

@@ -1,0 +1,1 @@
+"""Databricks job clients: the official ``DatabricksHook``'s calls under the checkpoint protocol."""

@@ -1,0 +1,1 @@
+"""Google Cloud job clients: the official Google hooks' calls under the checkpoint protocol."""

@@ -1,0 +1,1 @@
+"""Snowflake job clients: the official ``SnowflakeSqlApiHook``'s calls under the checkpoint protocol."""

@@ -1,1 +1,0 @@
-"""Triggers: one generic ``JobTrigger`` that polls any ``JobClient``."""
