@@ -162,6 +162,77 @@ def test_find_waits_out_the_listing_lag(df):
     assert client.find(key) == ident and df.app.calls["jobs/list"] >= 2
 
 
+def _launch(client: DataflowJobClient, key: str) -> str:
+    from airflow.sdk import BaseOperator
+
+    from durable_jobs.core.polling import PollPolicy
+    from durable_jobs.core.resend import submit_once
+
+    return submit_once(client, {"template": "gs://t/x"}, key, PollPolicy(interval=0.1, error_budget=5.0),
+                       log=BaseOperator(task_id="t").log, first_contact=True)
+
+
+def test_the_client_library_sends_a_launch_again_when_its_connection_closes(df):
+    """The window (the official hook's own call): httplib2 resends a request whose connection closed before any
+    reply. The job had already ended, so Dataflow's name rule (active names only) let the resend make a second."""
+    from airflow.providers.google.cloud.hooks.dataflow import DataflowHook
+
+    df.configure(pending_seconds=0, run_seconds=0)  # the job ends as soon as it is created
+    df.add_fault("templates/launch", mode="reset", count=1)
+    launch = DataflowHook().get_conn().projects().locations().templates().launch(
+        projectId=PROJECT, location=REGION, gcsPath="gs://t/x", body={"jobName": "closed", "parameters": {}})
+
+    launch.execute(num_retries=0)
+
+    assert len(df.ledger()["launches"]) == 2 and df.created() == 2
+
+
+def test_a_launch_whose_connection_closes_is_sent_once_and_found_by_name(df):
+    df.configure(pending_seconds=0, run_seconds=0)
+    df.add_fault("templates/launch", mode="reset", count=1)
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=0)
+    key = client.format_key(NONCE, "closed")
+
+    ident = _launch(client, key)
+
+    [job_id] = df.ledger()["jobs"]
+    assert ident == job_id and len(df.ledger()["launches"]) == 1
+    assert df.app.calls["jobs/list"] >= 1  # the resend loop looked for the job before it would send again
+
+
+def test_a_409_whose_job_ended_before_the_listing_reattaches_to_it(df):
+    """The launch meets the active job of its name (409); by the time the name is listed, that job has ended.
+    It is still this key's job: re-attached, never launched again."""
+    import threading
+    import time
+
+    df.configure(run_seconds=600)
+    client = DataflowJobClient(location=REGION, project_id=PROJECT, consistency_seconds=0)
+    key = client.format_key(NONCE, "ended")
+    first = client.submit({"template": "gs://t/x"}, key)
+    df.add_hold("jobs/list", phase="before")
+    outcome: dict[str, object] = {}
+
+    def launch_again() -> None:
+        try:
+            outcome["id"] = client.submit({"template": "gs://t/x"}, key)
+        except Exception as err:  # noqa: BLE001 - the assertion below names it
+            outcome["error"] = err
+
+    worker = threading.Thread(target=launch_again, name="launch-again", daemon=True)
+    worker.start()
+    deadline = time.monotonic() + 60  # only a launch that never lists gets there
+    while not df.holds()["held"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert df.holds()["held"], "the launch did not list the name after its 409"
+    df.finish(first)
+    df.release()
+    worker.join(timeout=60)
+
+    assert outcome == {"id": first}
+    assert [e["created"] for e in df.ledger()["launches"]] == [True, False] and df.created() == 1
+
+
 def test_cancel_drains_a_streaming_job_with_drain_pipeline(df):
     client = DataflowJobClient(location=REGION, project_id=PROJECT, drain_pipeline=True, poll_sleep=0.05,
                                cancel_timeout=5)

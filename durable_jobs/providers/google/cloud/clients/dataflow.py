@@ -9,7 +9,8 @@ regular expression ``[a-z]([-a-z0-9]{0,1022}[a-z0-9])?``". The epoch's key *is* 
 * a launch that answers with a job (``{"job": ...}``): that job, whether new or the active one of that name;
 * a launch that answers 409 ``ALREADY_EXISTS`` ("There is already an active job named ..." - what
   ``templates:launch`` / ``flexTemplates:launch`` are seen to answer; Google's reference documents the
-  "returns the existing job" of ``jobs.create`` only): the active job of that name is listed and re-attached;
+  "returns the existing job" of ``jobs.create`` only): the name is listed as ``find`` lists it and that job
+  re-attached (it may have ended since the 409);
 * a lost reply or a crash: ``find`` lists the region's jobs by name (``jobs.list`` ``name``: "Optional. The
   job name."; ``filter=ALL``: "Returns all running jobs first ordered on creation timestamp, then returns all
   terminated jobs ordered on the termination timestamp") and takes the active one, else the newest ended one -
@@ -247,11 +248,15 @@ class DataflowJobClient(ConnectionProject, JobClient):
     def submit(self, request: Mapping[str, Any], key: str) -> str:
         """The official hook's launch request under the key as ``jobName``; a 409: the active job of that name.
 
-        Sent with ``num_retries=0`` (the hook's ``send_launch_template_request`` / ``launch_job_with_flex_template``
-        resend a 5xx on their own, up to the connection's ``num_retries``): a launch whose reply was lost, resent
-        after its job ended, would start a second job under the same name, since only *active* names are
-        unique. The fault policy resends instead, after ``find`` has listed the name (ended jobs included)."""
+        Sent once: with ``num_retries=0`` (the hook's ``send_launch_template_request`` /
+        ``launch_job_with_flex_template`` resend a 5xx on their own, up to the connection's ``num_retries``) and
+        through ``send_once`` (httplib2 resends a request whose connection closed before the reply): a launch
+        whose reply was lost, resent after its job ended, would start a second job under the same name, since
+        only *active* names are unique. The fault policy resends instead, after ``find`` has listed the name
+        (ended jobs included). A 409 lists the name the same way: the job may have ended since it answered."""
         from googleapiclient.errors import HttpError
+
+        from durable_jobs.providers.google.cloud.clients.send_once import send_once
 
         service = self.hook.get_conn().projects().locations()
         if self.flex:
@@ -267,11 +272,12 @@ class DataflowJobClient(ConnectionProject, JobClient):
                 body={"jobName": key, "parameters": request.get("parameters") or {},
                       "environment": request.get("environment") or {}})
         try:
+            send_once(call.http)  # the transport of the service built above, for this launch alone
             job = _json(call.execute(num_retries=0), self.submit_endpoint).get("job")
         except HttpError as err:
             if int(getattr(err.resp, "status", 0) or 0) != 409:
                 raise
-            found = self._scan(key, active_only=True)
+            found = self._scan(key)
             if found is None:
                 raise
             log.info("Dataflow already runs job %s under name %s: re-attaching", found, key)
@@ -280,11 +286,11 @@ class DataflowJobClient(ConnectionProject, JobClient):
             raise UnreadableReplyError(f"{self.submit_endpoint} answered no job id ({cap(job, 200)})")
         return str(job["id"])
 
-    def _scan(self, key: str, *, active_only: bool = False) -> str | None:
+    def _scan(self, key: str) -> str | None:
         """One ``jobs.list`` by name (all pages): the active job, else (nonce names only) the newest ended one."""
         jobs = self._jobs()
         request = jobs.list(projectId=self.project, location=self.location, name=key,
-                            filter="ACTIVE" if active_only or not self.append_job_name else "ALL")
+                            filter="ALL" if self.append_job_name else "ACTIVE")
         active: list[dict[str, Any]] = []
         ended: list[dict[str, Any]] = []
         while request is not None:
@@ -296,7 +302,7 @@ class DataflowJobClient(ConnectionProject, JobClient):
             request = jobs.list_next(previous_request=request, previous_response=response)
         if active:
             return str(active[0]["id"])
-        if ended and self.append_job_name and not active_only:
+        if ended and self.append_job_name:
             return str(max(ended, key=lambda j: str(j.get("createTime") or ""))["id"])
         return None
 
