@@ -60,6 +60,23 @@ class Reconciliation:
     findings: list[Finding] = field(default_factory=list)
 
 
+def same_task_instance(ti: Any, store: Any) -> Any:
+    """The join of a ``task_state_store`` row to its task instance. Airflow 3.4 renamed the store's
+    ``map_index`` to ``region_index`` and added ``region_id`` to both tables (migration 0144); the task
+    instance keeps ``map_index`` as a synonym."""
+    same = (ti.dag_id == store.dag_id) & (ti.run_id == store.run_id) & (ti.task_id == store.task_id)
+    if hasattr(store, "region_index"):
+        return same & (ti.region_index == store.region_index) & (ti.region_id == store.region_id)
+    return same & (ti.map_index == store.map_index)
+
+
+def map_index_of(row: Any) -> int:
+    """The map index a ``task_state_store`` row belongs to, on Airflow 3.3 (``map_index``) and 3.4
+    (``region_index``)."""
+    index = getattr(row, "region_index", None)
+    return int(row.map_index if index is None else index)
+
+
 def _records(dag_id: str | None, run_id: str | None, since: datetime | None) -> list[tuple[Any, str | None]]:
     """(task_state_store row, its task instance's state) for every durable-jobs record in scope."""
     from airflow.models.task_state_store import TaskStateStoreModel
@@ -68,10 +85,7 @@ def _records(dag_id: str | None, run_id: str | None, since: datetime | None) -> 
 
     with create_session() as session:
         query = session.query(TaskStateStoreModel, TaskInstance.state).outerjoin(
-            TaskInstance,
-            (TaskInstance.dag_id == TaskStateStoreModel.dag_id) & (TaskInstance.run_id == TaskStateStoreModel.run_id)
-            & (TaskInstance.task_id == TaskStateStoreModel.task_id)
-            & (TaskInstance.map_index == TaskStateStoreModel.map_index),
+            TaskInstance, same_task_instance(TaskInstance, TaskStateStoreModel),
         ).filter(TaskStateStoreModel.key.like(f"%{CHECKPOINT_SUFFIX}"))
         if dag_id:
             query = query.filter(TaskStateStoreModel.dag_id == dag_id)
@@ -105,7 +119,7 @@ def find_orphans(
             continue
         if record is None or record.legacy or record.id is None or record.status is not None:
             continue  # no job, or its outcome is already recorded
-        where = dict(dag_id=row.dag_id, run_id=row.run_id, task_id=row.task_id, map_index=row.map_index,
+        where = dict(dag_id=row.dag_id, run_id=row.run_id, task_id=row.task_id, map_index=map_index_of(row),
                      ti_state=ti_state, client=record.client or "", job_id=record.id)
         if not record.client or record.client_kwargs is None:
             findings.append(Finding(**where, vendor="?", job_state="?", verdict="unchecked",
