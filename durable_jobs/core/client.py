@@ -35,6 +35,9 @@ class JobClient(ABC):
     #: ``astatuses`` notices a round that cost more than one call per job and makes its next rounds cheaper
     #: itself: the shared poller then never switches it to per-job rounds.
     adapts_own_rounds: ClassVar[bool] = False
+    #: What the submit needs beyond the official operator's permissions (the key rides somewhere it does not
+    #: write), named when the vendor refuses the submit; empty when nothing more is needed.
+    submit_permissions: ClassVar[str] = ""
 
     @classmethod
     def classpath(cls) -> str:

@@ -64,9 +64,10 @@ def submit_once(
             fault = client.classify(err)
             where = f"{vendor} {endpoint} under idempotency key {key}"
             if fault.kind is FaultKind.AUTH:
+                needs = f" The submit needs {client.submit_permissions}." if client.submit_permissions else ""
                 raise VendorAuthError(
                     f"{where} was refused ({fault}): check the credentials and permissions of connection "
-                    f"{client.connection_id!r}. Nothing was submitted.",
+                    f"{client.connection_id!r}.{needs} Nothing was submitted.",
                     vendor=vendor, endpoint=endpoint, fault=fault,
                 ) from err
             elapsed = clock() - started

@@ -86,8 +86,10 @@ def test_user_token_is_combined_with_the_epoch_key(aws, dags):
 
 
 def test_client_token_returns_the_run_already_started(aws):
-    """AWS's rule, which moto lacks (MOTO_GAPS['emr-serverless-client-token']); our rule layer supplies it."""
-    assert "ignores StartJobRun's clientToken" in MOTO_GAPS["emr-serverless-client-token"]
+    """What moto lacks (MOTO_GAPS['emr-serverless-client-token']) and our rule layer supplies; AWS's reference does
+    not say what a used token answers, which the gap says."""
+    gap = MOTO_GAPS["emr-serverless-client-token"]
+    assert "ignores StartJobRun's clientToken" in gap and "not what a resend under a used token answers" in gap
     emr = aws.client("emr-serverless")
     first = emr.start_job_run(clientToken="t-1", **request(aws))["jobRunId"]
     again = emr.start_job_run(clientToken="t-1", **request(aws))["jobRunId"]

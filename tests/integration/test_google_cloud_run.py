@@ -273,3 +273,21 @@ def test_a_failed_lookup_after_an_ambiguous_submit_is_never_read_as_no_execution
             submit_once(client, {}, NONCE, policy, log=log)
     assert len(runs(cr)) == 1
     assert cr.calls["ListExecutions"] >= 2
+
+
+def test_a_refused_run_names_the_role_the_override_needs(cr):
+    """An Invoker-only account may run a job but not override it; the key rides in an override, so the refusal
+    says which role to grant (Google: "to override job configurations ...: Cloud Run Developer")."""
+    from airflow.sdk import BaseOperator
+
+    from durable_jobs.core.exceptions import VendorAuthError
+    from durable_jobs.core.polling import PollPolicy
+    from durable_jobs.core.resend import submit_once
+
+    client = CloudRunJobClient(region=REGION, project_id=PROJECT, job_name="daily", consistency_seconds=0.2)
+    cr.inject("RunJob", "PERMISSION_DENIED", times=-1)
+
+    with pytest.raises(VendorAuthError, match=r"needs Cloud Run Developer \(roles/run.developer\) on the job"):
+        submit_once(client, {}, NONCE, PollPolicy(interval=0.1, error_budget=2.0), log=BaseOperator(task_id="t").log,
+                    first_contact=True)
+    assert runs(cr) == []

@@ -50,8 +50,10 @@ MOTO_GAPS: dict[str, str] = {
         "CancelJobRun ends them CANCELLED."
     ),
     "emr-serverless-client-token": (
-        "moto ignores StartJobRun's clientToken (every call makes a new run); AWS returns the run already "
-        "started under that token. Ours does too."
+        "moto ignores StartJobRun's clientToken (every call makes a new run). AWS's reference says only 'The "
+        "client idempotency token of the job run to start. Its value must be unique for each request.': not what "
+        "a resend under a used token answers, nor for how long. Ours returns the run already started under the "
+        "token (what an idempotency token implies; durable-jobs finds the run by its tag before it resends)."
     ),
     "emr-serverless-created-at": (
         "moto truncates a job run's createdAt to midnight and compares ListJobRuns' createdAtAfter/Before "

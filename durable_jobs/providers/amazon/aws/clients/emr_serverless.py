@@ -1,11 +1,12 @@
 """EMR Serverless job runs through the official ``EmrServerlessHook``.
 
-``StartJobRun`` is idempotent on ``clientToken`` (1–64 characters ``[A-Za-z0-9._-]``): the epoch's
-key goes there, so a resend after a lost reply returns the same run. ``ListJobRuns`` cannot search
-by token, so the run is also tagged ``durable-jobs:key`` (``GetJobRun`` returns the tags) and
-``find(key)`` scans the runs created since the intent time. Tagging at submit needs
-``emr-serverless:TagResource``; without it the run is resubmitted untagged (the refusal created
-nothing) with a warning — the same-key resend through ``clientToken`` still recovers a lost reply.
+``StartJobRun``'s ``clientToken`` (1–64 characters ``[A-Za-z0-9._-]``): "The client idempotency token of
+the job run to start. Its value must be unique for each request." The reference says no more: not what a
+resend under a used token answers, nor for how long the token is remembered. The epoch's key goes there, and
+the run is also tagged ``durable-jobs:key`` (``GetJobRun`` returns the tags): ``ListJobRuns`` cannot search
+by token, so ``find(key)`` scans the runs created since the intent time before anything is resent. Tagging at
+submit needs ``emr-serverless:TagResource``; without it the run is resubmitted untagged (the refusal created
+nothing) with a warning, and a lost reply then rests on the same-key resend alone (the undocumented part).
 
 A user's own ``client_request_token`` is combined with the key (``<token>-<key>``, the token
 shortened to a digest when the whole would pass 64 characters), so a run that genuinely failed is

@@ -98,6 +98,12 @@ class CloudRunJobClient(GoogleRegionalClient):
     vendor: ClassVar[str] = "Cloud Run"
     states: ClassVar[StateTable] = EXECUTION_STATES
     status_endpoint: ClassVar[str] = "Executions.GetExecution"
+    #: The key rides in an environment override; Google's "Execute jobs" page: "to override job
+    #: configurations ...: Cloud Run Developer (roles/run.developer) on the Cloud Run job" (Invoker executes only).
+    submit_permissions: ClassVar[str] = (
+        "Cloud Run Developer (roles/run.developer) on the job, not only Cloud Run Invoker: the idempotency key "
+        "rides in an environment override, and Google requires the Developer role to override job configurations"
+    )
     region_hint = "the Cloud Run location of the job (for example 'us-central1')"
 
     def __init__(self, gcp_conn_id: str = "google_cloud_default", *, region: str, job_name: str,
