@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import sys
 import uuid
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -130,12 +129,6 @@ class CheckpointRecord:
     @property
     def intent_time(self) -> datetime | None:
         return datetime.fromisoformat(self.ts) if self.ts else None
-
-
-def is_test_double(value: Any) -> bool:
-    """A ``unittest.mock`` object: what a unit test's ``context=MagicMock()`` hands over as the store."""
-    mock = sys.modules.get("unittest.mock")  # not loaded: nothing can be one
-    return mock is not None and isinstance(value, mock.NonCallableMock)
 
 
 def parse_record(value: Any, *, key: str) -> CheckpointRecord | None:

@@ -33,7 +33,6 @@ from durable_jobs.core.checkpoint import (
     STATUS_UNSENT,
     CheckpointRecord,
     fingerprint,
-    is_test_double,
     parse_record,
     stable_json,
 )
@@ -302,10 +301,6 @@ class DurableJobMixin(TryEnding, ResumableJobMixin, _Operator):
         store = context.get("task_state_store") if context else None
         if store is None:
             self.log.warning("task_state_store is not in the context: crash recovery is off for this try")
-        elif is_test_double(store):
-            self.log.warning("task_state_store is a %s (a unit test's context, which Airflow never gives): read "
-                             "as no checkpoint, crash recovery is off for this run", type(store).__name__)
-            return None
         return store
 
     def _read(self, store: Store) -> CheckpointRecord | None:

@@ -602,15 +602,27 @@ def hub_cell(driver: Callable[[CellRun], None]) -> Callable[[CellRun], None]:
         if not run.stack.poller_shared:
             raise StackError(f"{run.cell.id}: the triggerers do not run the shared poller (the hub phase)")
         driver(run)
-        logs = sorted(run.trigger_logs_of_try(1))
-        said = {path: [line for line in path.read_text(errors="replace").splitlines() if HUB_LINE in line]
-                for path in logs}
-        silent = [path.name for path, lines in said.items() if not lines]
-        if not logs or silent:
+
+        def hub_said() -> dict[Path, list[str]]:
+            return {path: [line for line in path.read_text(errors="replace").splitlines() if HUB_LINE in line]
+                    for path in sorted(run.trigger_logs_of_try(1))}
+
+        # A triggerer writes its trigger's log as it goes: right after a re-assignment the new triggerer's file
+        # may not hold the line yet (or exist), and a SIGKILLed one may have left none. Wait for the event; only
+        # a trigger that never went through the shared poller reaches the bound.
+        def every_log_says() -> dict[Path, list[str]] | None:
+            said = hub_said()
+            return said if said and all(said.values()) else None
+
+        try:
+            said = run.wait(f"every trigger log of try 1 to say '{HUB_LINE}'", every_log_says)
+        except TimeoutError:
+            said = hub_said()
+            silent = [path.name for path, lines in said.items() if not lines]
             raise StackError(f"{run.cell.id} window missed: trigger log(s) of try 1 without '{HUB_LINE}': "
-                             f"{silent or 'no trigger log at all'}")
+                             f"{silent or 'no trigger log at all'}") from None
         first = next(iter(said.values()))[0]
-        run.proof(f"each of the {len(logs)} trigger log(s) of try 1 (one per triggerer that ran it): "
+        run.proof(f"each of the {len(said)} trigger log(s) of try 1 (one per triggerer that ran it): "
                   f"{_event_text(first)[:140]}")
 
     run_through_the_hub.__name__ = f"hub_{driver.__name__}"

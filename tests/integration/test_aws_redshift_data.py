@@ -124,10 +124,12 @@ def test_lost_execute_statement_reply_gives_one_statement(aws, dags, dag_name):
     assert store.get(dr, RECORD)["id"] == created(aws)[0]["id"]
 
 
-def test_crash_inside_the_submit_window_gives_one_statement(aws, dags):
+def test_crash_inside_the_submit_window_gives_one_statement(aws, dags, monkeypatch):
     """Every reply to ExecuteStatement is lost after the Data API ran the statement: try 1 ends with an intent
     and no id, as a worker killed inside the submit→persist window leaves it. Try 2 resends the same request
     under the same ClientToken and gets the same statement: still one."""
+    # try 1 resends (1 s after the first loss) until its budget is spent: 10 s, not the default 600 s
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "10")
     aws.proxy.fault(EXECUTE, mode="lose_reply", status=500, count=-1)
     aws.moto.hold(REDSHIFT_DATA_MODEL)
 

@@ -106,10 +106,12 @@ def test_lost_start_reply_gives_one_execution(aws, dags, dag_name):
     assert store.get(dr, RECORD)["id"] == execution["executionArn"]
 
 
-def test_crash_inside_the_submit_window_finds_the_execution_by_name(aws, dags):
+def test_crash_inside_the_submit_window_finds_the_execution_by_name(aws, dags, monkeypatch):
     """Try 1: StartExecution creates the execution but every reply is lost, and DescribeExecution fails
     too, so the try ends with an intent and no id, as a worker killed inside the window leaves it. Try 2
     describes the execution named by the key and adopts it: one execution."""
+    # try 1 keeps looking until its budget is spent: 10 s, not the default 600 s
+    monkeypatch.setenv("AIRFLOW__DURABLE_JOBS__POLL_ERROR_BUDGET", "10")
     aws.proxy.fault(START, mode="lose_reply", status=500, count=-1)
     describe = aws.proxy.fault(DESCRIBE, status=500, count=-1)
     dr = driver.start(dags.sfn_sync)

@@ -85,10 +85,9 @@ class _DataprocClient(GoogleRegionalClient):
     region_hint = "the Dataproc region of the job (for example 'europe-west1')"
 
     def _make_hook(self) -> Any:
-        # looked up in the official operator module, as the official operators do (users' tests patch it there)
-        from airflow.providers.google.cloud.operators import dataproc
+        from airflow.providers.google.cloud.hooks.dataproc import DataprocHook
 
-        return dataproc.DataprocHook(gcp_conn_id=self.gcp_conn_id, impersonation_chain=self.impersonation_chain)
+        return DataprocHook(gcp_conn_id=self.gcp_conn_id, impersonation_chain=self.impersonation_chain)
 
     def _make_async_hook(self) -> Any:
         from airflow.providers.google.cloud.hooks.dataproc import DataprocAsyncHook
