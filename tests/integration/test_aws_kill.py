@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -159,6 +160,11 @@ def test_user_kill_of_a_polling_sync_task_cancels_the_query(aws, monkeypatch, st
 
     op.on_kill()  # as the Task SDK's signal handler does, while execute() polls
 
+    # A kill that lands while the worker holds the log writer asks from a thread once that write returned
+    # (durable_jobs.core.cancel): wait for the question; only a kill that never asks reaches the bound.
+    deadline = time.monotonic() + 30
+    while supervisor.asked == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert supervisor.asked == 1
     if cancelled:
         worker.join(10)
